@@ -16,19 +16,22 @@ and the nodes in upstream's order and, from the round-robin start:
    (:meth:`FusedPlan.place` picks the drawn one by index).
 
 With :meth:`FusedPlan.enable_score_cache`, the weighted sum of the resource scorers' scores of each
-row is kept with the row's ``row_version`` and reused while the row is unchanged: a resource score
-depends only on the row's ``alloc`` / ``requested`` / ``nonzero`` columns and the plan's constants,
-and the table bumps ``row_version`` whenever one of them changes. Pods of one spec then compute the
-scores of the rows that changed since the spec last saw them (about one per bind) instead of every
-row scored, and a cached row costs one load and one add in the totals (its scores were range-checked
-when computed; a row with a score out of [0, 100] is not cached, so it is checked every cycle).
+row is kept and reused while the row is unchanged: a resource score depends only on the row's
+``alloc`` / ``requested`` / ``nonzero`` columns and the plan's constants, and the table logs the row
+in its changed-rows log whenever one of them changes (with its ``row_version``: ``_table.pyx``'s
+module docstring). A plan remembers the log position it last read and, at a cycle's start, empties
+the entries of the rows logged since (:meth:`FusedPlan._sync`); the walk then reads a row's entry
+alone, not its ``row_version`` beside it. Pods of one spec compute the scores of the rows that
+changed since the spec last saw them (about one per bind) instead of every row scored, and a cached
+row costs one load and one add in the totals (its scores were range-checked when computed; a row
+with a score out of [0, 100] is not cached, so it is checked every cycle).
 
 Shapes: ``C`` table rows, ``S`` static score columns, ``Q`` resource scorers, ``J`` configured
 resources over all scorers, ``k`` nodes to find. All int64 unless stated.
 """
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MIN, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from cython.parallel cimport prange
@@ -56,18 +59,14 @@ cdef enum:
 #: and no total: the row fits, its total not computed yet / the row does not fit. A cached total
 #: is >= 0 (scores in [0, 100] times positive weights), so neither is a total.
 #:
-#: An entry is one int64: ``(row_version << _VALUE_BITS) | (value + 2)``, -1 when empty (its
-#: version part, -1, is no row's version). Exact, not truncated: a version of ``_MAX_VERSION`` or
-#: more, or a total above ``_MAX_TOTAL``, is not cached (computed every cycle), so an entry matches
-#: ``row_version[r]`` only when it was made at that very version. Half the bytes of a (version,
-#: value) pair: at 50,000 nodes the walk streams the entries of ~2,500 rows a cycle.
+#: An entry is one int64: ``value + 2`` (>= 0), -1 when empty. It is valid while the row is not
+#: logged as changed after it was made: :meth:`FusedPlan._sync` empties the entries of the rows the
+#: table logged since the plan last read its log (all of them for another log, or one the plan
+#: fell more than its size behind). A total above ``_MAX_TOTAL`` is not cached (computed every cycle).
 cdef enum:
     _FITS_UNSCORED = -1
     _NO_FIT = -2
-    _VALUE_BITS = 20
-cdef int64_t _VALUE_MASK = (<int64_t>1 << _VALUE_BITS) - 1
-cdef int64_t _MAX_TOTAL = _VALUE_MASK - 2
-cdef int64_t _MAX_VERSION = (<int64_t>1) << (63 - _VALUE_BITS)
+cdef int64_t _MAX_TOTAL = (<int64_t>1) << 62
 #: :meth:`FusedPlan.run` status: a normalized score left [0, 100] (the caller takes the slow path,
 #: which reports upstream's error).
 SCORE_OUT_OF_RANGE = -1
@@ -77,7 +76,7 @@ SCORE_OUT_OF_RANGE = -1
 PLACE_NONE_FEASIBLE = -1
 PLACE_OUT_OF_RANGE = -2
 PLACE_DRAW_TIES = -3
-#: Bytes a table row costs in a plan's score cache (its version and its weighted resource total)
+#: Bytes a table row costs in a plan's score cache (its weighted resource total or fit verdict)
 CACHE_ROW_BYTES = 8
 
 
@@ -86,24 +85,24 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
                              const uint8_t* static_ok_p, const uint8_t* cycle_ok_p, const int64_t* pod_count_p,
                              const int64_t* allowed_p, const int64_t* alloc_p, Py_ssize_t alloc_stride,
                              const int64_t* requested_p, Py_ssize_t requested_stride, const int64_t* fit_cols_p,
-                             const int64_t* fit_wants_p, Py_ssize_t n_fit, const int64_t* row_version_p,
-                             int64_t* cache_p, int64_t* hint_p) noexcept nogil:
+                             const int64_t* fit_wants_p, Py_ssize_t n_fit, int64_t* cache_p,
+                             int64_t* hint_p) noexcept nogil:
     """:meth:`FusedPlan._filter`'s walk (step 1 of :meth:`FusedPlan.run`), in node order from the
     start up to the (k+1)-th feasible node: returns the count found, sets ``examined`` at that node's
     position. A NULL mask or fit column pointer is a check the plan does not make. A function of its
     own so that the caller can run it with the GIL held (see NOGIL_MIN_NODES).
 
-    ``cache_p`` (the plan's score cache, or NULL): NodeResourcesFit's verdict on a row is kept in
-    the row's cache entry with its ``row_version`` (``_FITS_UNSCORED`` / ``_NO_FIT`` in place of the
-    total) and reused while the row is unchanged: the verdict depends only on the row's
-    ``pod_count`` / ``allowed_pods`` / ``alloc`` / ``requested`` and the plan's constants, and the
-    table bumps ``row_version`` whenever one of them changes. A node then costs two loads (its
-    version and its 8-byte cache entry) instead of four rows. ``hint_p`` (with ``cache_p``, or NULL): the
+    ``cache_p`` (the plan's score cache, synced with the table's changed-rows log, or NULL):
+    NodeResourcesFit's verdict on a row is kept in the row's cache entry (``_FITS_UNSCORED`` /
+    ``_NO_FIT`` in place of the total) and reused while the row is unchanged: the verdict depends
+    only on the row's ``pod_count`` / ``allowed_pods`` / ``alloc`` / ``requested`` and the plan's
+    constants, and the table logs the row whenever one of them changes. A node then costs one load
+    (its 8-byte cache entry) instead of four rows. ``hint_p`` (with ``cache_p``, or NULL): the
     found node's entry's value is written there (its cached total, or a negative verdict
     when none), so that the scoring that follows in the same call reads the cached totals in order
     instead of testing the cache again (``FusedPlan._hinted``)."""
     cdef Py_ssize_t i, p
-    cdef int64_t r, e, v, h = 0
+    cdef int64_t r, e, h = 0
     for i in range(i0, i1):
         p = start + i
         if p >= n:
@@ -116,19 +115,16 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
         if pod_count_p != NULL:
             if cache_p != NULL:
                 e = cache_p[r]
-                v = row_version_p[r]
-                if (e >> _VALUE_BITS) == v:
-                    h = (e & _VALUE_MASK) - 2
+                if e >= 0:
+                    h = e - 2
                     if h == _NO_FIT:
                         continue
                 elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
                                requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-                    if v < _MAX_VERSION:
-                        cache_p[r] = (v << _VALUE_BITS) | (_NO_FIT + 2)
+                    cache_p[r] = _NO_FIT + 2
                     continue
                 else:
-                    if v < _MAX_VERSION:
-                        cache_p[r] = (v << _VALUE_BITS) | (_FITS_UNSCORED + 2)
+                    cache_p[r] = _FITS_UNSCORED + 2
                     h = _FITS_UNSCORED
             elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
                            requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
@@ -151,7 +147,11 @@ cdef class TableColumns:
     cdef const int64_t[:, ::1] alloc        # (C, R)
     cdef const int64_t[:, ::1] requested    # (C, R)
     cdef const int64_t[:, ::1] nonzero      # (C, 2)
-    cdef const int64_t[::1] row_version     # (C,)
+    # the table's changed-rows log (``_table.pyx``): its rows (L,), its position (1,), and the
+    # position's array, whose identity is the log's
+    cdef const int64_t[::1] change_rows
+    cdef const int64_t[::1] change_pos
+    cdef object change_log
     cdef object _arrays
     # the last node order :meth:`FusedPlan.place` walked and its view: the snapshot hands out one
     # read-only array until the node set changes, so a cycle reuses the view (an identity test)
@@ -173,11 +173,15 @@ cdef class TableColumns:
         cdef tuple old = self._arrays
         if (old is not None and old[0] is table.pod_count and old[1] is table.allowed_pods
                 and old[2] is table.alloc and old[3] is table.requested and old[4] is table.nonzero_requested
-                and old[5] is table.row_version):
+                and old[5] is table._change_pos):
             return False
         arrays = (table.pod_count, table.allowed_pods, table.alloc, table.requested, table.nonzero_requested,
-                  table.row_version)
-        self.pod_count, self.allowed_pods, self.alloc, self.requested, self.nonzero, self.row_version = arrays
+                  table._change_pos, table._change_rows)
+        if arrays[6].shape[0] & (arrays[6].shape[0] - 1) or arrays[5].shape[0] != 1:
+            raise ValueError("the changed-rows log needs a power-of-two size and one position")
+        self.pod_count, self.allowed_pods, self.alloc, self.requested, self.nonzero, self.change_pos, \
+            self.change_rows = arrays
+        self.change_log = arrays[5]
         self._arrays = arrays
         return True
 
@@ -214,12 +218,13 @@ cdef class FusedPlan:
     # found nodes: set by a walk of place / place_run / run with scores, whose scoring follows in
     # the same call with no write to the table in between; False after any other walk
     cdef bint _hinted
-    # (C,) per row: the row_version of the cached value and the value (the weighted sum of the
-    # resource scorers' scores, or the walk's fit verdict) in one int64 (see _VALUE_BITS), -1 when
-    # none. One word, not a version column beside a total column: a found node's test and read
-    # then touch one cache line, and the walk streams 8 bytes a node of it (at 50,000 nodes the
-    # cache is 0.4 MB)
+    # (C,) per row: the cached value (the weighted sum of the resource scorers' scores, or the
+    # walk's fit verdict) plus 2, -1 when none (see _FITS_UNSCORED); valid as of the table's
+    # changed-rows log ``_log`` at position ``_log_read`` (see _sync). The walk streams 8 bytes a
+    # node of it (at 50,000 nodes the cache is 0.4 MB) and no row_version
     cdef int64_t[::1] _cache
+    cdef object _log
+    cdef int64_t _log_read
     cdef Py_ssize_t _capacity
     cdef int64_t offset
     cdef object _keep
@@ -291,12 +296,14 @@ cdef class FusedPlan:
         if not self._caching or self._cache.shape[0] < capacity:
             self._cache = np.full(capacity, -1, dtype=np.int64)
             self._caching = True
+            self._log = None  # (the next _sync reads the table's log from its current position)
         return True
 
     def drop_score_cache(self):
         """Free the score cache (scores are computed for every row again)."""
         self._caching = False
         self._cache = np.empty(0, dtype=np.int64)
+        self._log = None
 
     @property
     def score_cache_nbytes(self):
@@ -360,7 +367,6 @@ cdef class FusedPlan:
         cdef int64_t* out_p
         cdef int64_t* tot_p = scores_p + (n_static + n_rs) * score_stride  # the weighted resource totals
         cdef const int64_t* rs_weight_p
-        cdef const int64_t* row_version_p = NULL
         cdef int64_t* cache_p = NULL
         cdef bint caching = self._caching
         if n_static:
@@ -375,21 +381,19 @@ cdef class FusedPlan:
             for f in range(f0, f1):
                 tot_p[f] = 0
             return False
-        if caching and self._hinted:  # the walk wrote each found node's entry's second word
-            row_version_p = &cols.row_version[0]
+        if caching and self._hinted:  # the walk wrote each found node's entry's value
             cache_p = &self._cache[0]
             for f in range(f0, f1):
                 if tot_p[f] < 0:  # (a verdict: no total cached)
                     pos[n_pos] = f
                     n_pos += 1
         elif caching:
-            row_version_p = &cols.row_version[0]
-            cache_p = &self._cache[0]  # (C,): version and value per row (see _VALUE_BITS)
+            cache_p = &self._cache[0]  # (C,): the value + 2 per row (see _FITS_UNSCORED)
             for f in range(f0, f1):
                 r = sel[f]
                 e = cache_p[r]
-                if (e >> _VALUE_BITS) == row_version_p[r] and (e & _VALUE_MASK) >= 2:  # (not a fit verdict)
-                    tot_p[f] = (e & _VALUE_MASK) - 2
+                if e >= 2:  # (a total: not empty, not a fit verdict)
+                    tot_p[f] = e - 2
                 else:
                     pos[n_pos] = f
                     n_pos += 1
@@ -425,10 +429,7 @@ cdef class FusedPlan:
             if row_bad:
                 bad = True
             elif caching and 0 <= t <= _MAX_TOTAL:  # (a negative total would read as a fit verdict)
-                r = sel[f]
-                v = row_version_p[r]
-                if v < _MAX_VERSION:
-                    cache_p[r] = (v << _VALUE_BITS) | (t + 2)
+                cache_p[sel[f]] = t + 2
         return bad
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
@@ -549,11 +550,35 @@ cdef class FusedPlan:
         return m
 
     cdef int _begin(self, TableColumns cols, Py_ssize_t k) except -1:
-        """A cycle's start: scratch for k found nodes; a score cache as large as the table."""
+        """A cycle's start: scratch for k found nodes; a score cache as large as the table, synced
+        with its changed-rows log."""
         self._ensure(k)
-        if self._caching and self._cache.shape[0] < cols.row_version.shape[0]:
-            self.enable_score_cache(cols.row_version.shape[0])  # the table grew: start afresh
+        if self._caching:
+            if self._cache.shape[0] < cols.pod_count.shape[0]:
+                self.enable_score_cache(cols.pod_count.shape[0])  # the table grew: start afresh
+            self._sync(cols)
         return 0
+
+    cdef void _sync(self, TableColumns cols) noexcept:
+        """Empty the cache entries of the rows the table logged as changed since this plan last
+        read its log; all of them when the log is another (another table, a fork's, a restored
+        one) or the plan fell more than the log's size behind (its oldest entries overwritten)."""
+        cdef int64_t end = cols.change_pos[0]
+        cdef int64_t q, read = self._log_read
+        cdef int64_t mask = cols.change_rows.shape[0] - 1
+        cdef int64_t* cache_p = &self._cache[0]
+        cdef const int64_t* rows_p = &cols.change_rows[0]
+        cdef Py_ssize_t r
+        if end == read and cols.change_log is self._log:
+            return
+        if cols.change_log is not self._log or end - read > mask + 1 or end < read:
+            for r in range(self._cache.shape[0]):
+                cache_p[r] = -1
+            self._log = cols.change_log
+        else:
+            for q in range(read, end):
+                cache_p[rows_p[q & mask]] = -1
+        self._log_read = end
 
     def filter_window(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
                       Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, const uint8_t[::1] cycle_ok=None):
@@ -590,11 +615,10 @@ cdef class FusedPlan:
         cdef const int64_t* alloc_p = NULL
         cdef const int64_t* requested_p = NULL
         cdef Py_ssize_t alloc_stride = 0, requested_stride = 0
-        cdef const int64_t* row_version_p = NULL
         cdef int64_t* cache_p = NULL
         cdef int64_t* hint_p = NULL
         self._hinted = False
-        if has_cycle_ok and cycle_ok.shape[0] < cols.row_version.shape[0]:
+        if has_cycle_ok and cycle_ok.shape[0] < cols.pod_count.shape[0]:
             raise ValueError("cycle_ok needs one entry per table row")
         if i0 >= i1 or n == 0:
             if examined < 0 and i1 == n:
@@ -612,8 +636,7 @@ cdef class FusedPlan:
             requested_p = &cols.requested[0, 0]
             alloc_stride = cols.alloc.strides[0] // sizeof(int64_t)
             requested_stride = cols.requested.strides[0] // sizeof(int64_t)
-            if self._caching and self._cache.shape[0] >= cols.row_version.shape[0]:  # (_begin sizes it)
-                row_version_p = &cols.row_version[0]
+            if self._caching and self._cache.shape[0] >= cols.pod_count.shape[0]:  # (_begin sizes and syncs it)
                 cache_p = &self._cache[0]
                 if hint and i0 == 0 and found == 0:
                     hint_p = &self._scores[self.n_static + self.n_rs, 0]  # (the rs totals row)
@@ -623,11 +646,11 @@ cdef class FusedPlan:
             with nogil:
                 found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
                               pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
-                              fit_cols_p, fit_wants_p, n_fit, row_version_p, cache_p, hint_p)
+                              fit_cols_p, fit_wants_p, n_fit, cache_p, hint_p)
         else:
             found = _walk(order_p, n, start, k, i0, i1, found, &examined, sel, static_ok_p, cycle_ok_p,
                           pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p, requested_stride,
-                          fit_cols_p, fit_wants_p, n_fit, row_version_p, cache_p, hint_p)
+                          fit_cols_p, fit_wants_p, n_fit, cache_p, hint_p)
         if examined < 0 and i1 == n:
             examined = n
         return found, examined
@@ -642,6 +665,7 @@ cdef class FusedPlan:
             raise ValueError("found must be the count of the last run")
         if extra.shape[0] != extra_weight.shape[0] or (extra.shape[0] and extra.shape[1] < found):
             raise ValueError("extra needs (E, found) scores and E weights")
+        self._begin(cols, found)  # (rows changed since the walk: their cached totals dropped)
         return self._score_found(cols, found, extra, extra_weight, n_threads)
 
     cdef bint _score_pass(self, TableColumns cols, Py_ssize_t found, int64_t* sel, double* fractions, int threads,
@@ -669,12 +693,19 @@ cdef class FusedPlan:
                 default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, False)
             elif self.static_mode[s] == NORMALIZE_DEFAULT_REVERSE:
                 default_normalize(&self._scores[s, 0], found, MAX_NODE_SCORE, True)
-        # 3. Weights with the range check, totals, and selectHost's maximum and ties (the
-        # score rows and weights as plain pointers: no memoryview field loaded per node; the
-        # resource scorers' part is each node's weighted total, checked when it was computed)
+        # 3. Weights with the range check, totals and selectHost's maximum in one pass, then the
+        # positions of the maximum's ties in order (the first is selectHost's ``first``): two
+        # branch-free passes over the totals, where one pass testing each total against the running
+        # best mispredicts on the many near-equal totals of a large window (the score rows and
+        # weights as plain pointers: no memoryview field loaded per node; the resource scorers'
+        # part is each node's weighted total, checked when it was computed)
+        if found > 0:
+            best = INT64_MIN
         if n_static == 0 and n_extra == 0:
-            for f in range(found):  # (the common case: a loop the compiler vectorizes)
-                totals_p[f] = offset + rs_total_p[f]
+            for f in range(found):  # (the common case)
+                t = offset + rs_total_p[f]
+                totals_p[f] = t
+                best = t if t > best else best
         else:
             for f in range(found):
                 t = offset + rs_total_p[f]
@@ -689,14 +720,8 @@ cdef class FusedPlan:
                         bad = True
                     t = t + v * extra_weight[e]
                 totals_p[f] = t
-        # the maximum, then the positions of its ties in order (the first is selectHost's
-        # ``first``): two branch-free passes over the totals, where one pass testing each total
-        # against the running best mispredicts on the many near-equal totals of a large window
-        if found > 0:
-            best = totals_p[0]
-            for f in range(1, found):
-                t = totals_p[f]
                 best = t if t > best else best
+        if found > 0:
             for f in range(found):
                 best_pos_p[ties] = f  # (overwritten unless this total is the best: ties <= f)
                 ties += totals_p[f] == best

@@ -24,6 +24,16 @@ resource column) and ``shape_amounts`` (E,) int64 (the amount); ``shape_offsets`
 int64 is the record's row (-1 when the record is free). A removal moves the row's last pod into
 the removed pod's place, as ``list[i] = list[-1]; list.pop()`` does, so the order of a row's pods is
 the order the Python lists had.
+
+**The changed-rows log.** Every write of a row's ``row_version`` also appends the row to the table's
+changed-rows log (:data:`CHANGE_LOG_SIZE` entries, a ring): ``change_rows`` (L,) int64 holds the
+rows, ``change_pos`` (1,) int64 the count of entries ever appended (entry ``q`` is at ``q % L``).
+A reader that remembers the position it last read refreshes only the rows logged since (the
+compiled cycle's score caches, ``_cycle.FusedPlan``), instead of comparing ``row_version`` per
+row; one that fell more than L entries behind refreshes everything. The log's identity is its
+``change_pos`` array: a new table, a fork's table or a restored one has a log of its own, so a
+reader holding another table's position starts afresh. Writers: :meth:`Accounts._account` here,
+``NodeTable._touch`` and ``NodeTable.add_nodes`` (``NodeTable._log_rows``).
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 
@@ -33,6 +43,9 @@ FLAG_REQUIRED_ANTI = 2     # required pod anti-affinity terms
 FLAG_TERMINATING = 4       # metadata.deletionTimestamp set
 FLAG_HOST_PORTS = 8        # some container uses a host port
 FLAG_UID_STRING = 16       # the pod's uid is not a canonical UUID: kept as a string
+
+#: Entries of a table's changed-rows log (see the module docstring; a power of two)
+CHANGE_LOG_SIZE = 1 << 14
 
 cdef enum:
     _AFF = 1
@@ -61,6 +74,10 @@ cdef class Accounts:
     cdef const int64_t[::1] shape_cols         # (E,)
     cdef const int64_t[::1] shape_amounts      # (E,)
     cdef const int64_t[:, ::1] shape_nonzero   # (S, 2)
+    # the changed-rows log (see the module docstring): always the table's own, bound writable
+    cdef int64_t[::1] change_rows                # (L,)
+    cdef int64_t[::1] change_pos                 # (1,)
+    cdef int64_t change_mask                     # L - 1
     # what the reading methods use: read-only views (a column shared with a fork binds too)
     cdef const int32_t[::1] r_row_first, r_pod_next  # (C,), (P,)
     cdef const uint8_t[::1] r_pod_flags              # (P,)
@@ -85,6 +102,11 @@ cdef class Accounts:
         self.shape_cols = table.shape_cols
         self.shape_amounts = table.shape_amounts
         self.shape_nonzero = table.shape_nonzero
+        self.change_rows = table._change_rows
+        self.change_pos = table._change_pos
+        self.change_mask = self.change_rows.shape[0] - 1
+        if self.change_rows.shape[0] & self.change_mask or self.change_pos.shape[0] != 1:
+            raise ValueError("the changed-rows log needs a power-of-two size and one position")
         written = (table.requested, table.nonzero_requested, table.pod_count, table.pods_with_affinity,
                    table.pods_with_req_anti, table.terminating_pods, table.row_version, table.row_first,
                    table.row_last, table.pod_row, table.pod_next, table.pod_prev, table.pod_shape,
@@ -143,6 +165,7 @@ cdef class Accounts:
         cdef int64_t shape = self.pod_shape[rec]
         cdef uint8_t flags = self.pod_flags[rec]
         cdef Py_ssize_t e
+        cdef int64_t q = self.change_pos[0]
         for e in range(self.shape_offsets[shape], self.shape_offsets[shape + 1]):
             self.requested[row, self.shape_cols[e]] += sign * self.shape_amounts[e]
         self.nonzero[row, 0] += sign * self.shape_nonzero[shape, 0]
@@ -155,6 +178,8 @@ cdef class Accounts:
         if flags & _TERM:
             self.terminating[row] += <int32_t>sign
         self.row_version[row] = version
+        self.change_rows[q & self.change_mask] = row
+        self.change_pos[0] = q + 1
 
     cdef inline void _link(self, int64_t row, int64_t rec) noexcept nogil:
         cdef int32_t last = self.row_last[row]

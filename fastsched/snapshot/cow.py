@@ -256,7 +256,7 @@ class CopyOnWriteColumns:
             if type(value_codes[key]) in SHARED_CONTAINER_TYPES or type(values[key]) in SHARED_CONTAINER_TYPES:
                 shared.add(VALUES_PREFIX + key)
         for k, v in table.__dict__.items():
-            if k == "_acc":
+            if k in ("_acc", "_change_rows", "_change_pos"):  # (the fork's own: _forked_identity)
                 continue
             if k in SHARED_COLUMNS:
                 clone.__dict__[k] = memo[id(v)] if k in copied_before else copier.remember(v, v)

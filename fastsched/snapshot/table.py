@@ -128,7 +128,25 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         """A fork's table (CopyOnWriteColumns.__fork__) gets its own uid, so that per-table caches
         (keyed on ``uid``) never take one table for the other, and its own compiled bookkeeping."""
         self.uid = next(_TABLE_UIDS)
+        self._new_change_log()
         self._acc = _table.Accounts(self)
+
+    def _new_change_log(self) -> None:
+        """A changed-rows log of this table's own (``_kernels/_table.pyx``'s module docstring): a
+        reader holding another log's position (another table's, a fork's origin's) starts afresh."""
+        #: the rows whose ``row_version`` was written, a ring of ``CHANGE_LOG_SIZE`` entries ...
+        self._change_rows = np.zeros(_table.CHANGE_LOG_SIZE, dtype=np.int64)
+        #: ... and the count of entries ever appended (its identity is the log's)
+        self._change_pos = np.zeros(1, dtype=np.int64)
+
+    def _log_rows(self, rows: np.ndarray) -> None:
+        """Append ``rows`` to the changed-rows log (their ``row_version`` was just written)."""
+        n = len(rows)
+        pos = int(self._change_pos[0])
+        size = len(self._change_rows)
+        kept = rows[-size:]  # (more than the log holds: a reader that far behind refreshes everything)
+        self._change_rows[(pos + n - len(kept) + np.arange(len(kept))) & (size - 1)] = kept
+        self._change_pos[0] = pos + n
 
     def __init__(self, capacity: int = _INITIAL_CAPACITY):
         cap = max(int(capacity), 1)
@@ -238,6 +256,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self._last_derived: _PodDerived | None = None
         #: the columns shared with a fork (read-only until this table takes ownership: see _own)
         self._shared: set[str] = set()
+        self._new_change_log()
         self._acc = _table.Accounts(self)
 
     # ------------------------------------------------------------------------------------------
@@ -624,6 +643,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
                 self._set_images(row, None, node)
         self.node_version += n
         self.row_version[rows] = np.arange(self.version + 1, self.version + n + 1, dtype=np.int64)
+        self._log_rows(rows)
         self.version += n
         return rows
 
@@ -729,6 +749,9 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self._own("row_version")
         self.version += 1
         self.row_version[row] = self.version
+        pos = int(self._change_pos[0])
+        self._change_rows[pos & (len(self._change_rows) - 1)] = row
+        self._change_pos[0] = pos + 1
 
     # ------------------------------------------------------------------------------------------
     # pods

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from fastsched import load_config
-from fastsched._kernels import _cycle
+from fastsched._kernels import _cycle, _table
 from fastsched.runtime.compiled_cycle import _Plan
 from fastsched.scheduler import Scheduler
-from fastsched.testing import RANDOM_RUNTIME_CLASS, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, random_cluster, random_node, random_pod
 
 pytestmark = pytest.mark.filterwarnings("ignore::fastsched.api.ManifestWarning")
 
@@ -21,15 +21,23 @@ _E = np.zeros(0, dtype=np.int64)
 
 
 class _Cols:
-    """The table columns TableColumns binds, for a plan without NodeResourcesFit or resource scorers."""
+    """The table columns TableColumns binds (and a changed-rows log as the table keeps it: see
+    ``touch``), for a plan without NodeResourcesFit or resource scorers."""
 
-    def __init__(self, c):
+    def __init__(self, c, log_size=_table.CHANGE_LOG_SIZE):
         self.pod_count = np.zeros(c, dtype=np.int64)
         self.allowed_pods = np.full(c, 110, dtype=np.int64)
         self.alloc = np.zeros((c, 1), dtype=np.int64)
         self.requested = np.zeros((c, 1), dtype=np.int64)
         self.nonzero_requested = np.zeros((c, 2), dtype=np.int64)
-        self.row_version = np.zeros(c, dtype=np.int64)
+        self._change_rows = np.empty(log_size, dtype=np.int64)
+        self._change_pos = np.zeros(1, dtype=np.int64)
+
+    def touch(self, r):
+        """Log row ``r`` as changed (what the table does with each ``row_version`` write)."""
+        pos = int(self._change_pos[0])
+        self._change_rows[pos & (len(self._change_rows) - 1)] = r
+        self._change_pos[0] = pos + 1
 
 
 @pytest.mark.parametrize("seed", [11, 12])
@@ -134,12 +142,11 @@ def test_score_cache_keeps_no_total_with_a_score_out_of_range(shape_score, out_o
 @pytest.mark.parametrize("seed", [21, 22])
 def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
     """NodeResourcesFit's verdict kept in the score cache by the filter walk (``_walk``) is reused
-    only while the row's ``row_version`` is unchanged: over rounds in which random rows change
-    their pod count, allowed pods, allocatable or requests (their version bumped, as the table
-    does), a plan with its cache finds the same rows and totals as NumPy's fit test and the same
+    only while the row is not logged as changed: over rounds in which random rows change their pod
+    count, allowed pods, allocatable or requests (logged, as the table does), a plan with its cache finds the same rows and totals as NumPy's fit test and the same
     plan with no cache. Each round runs the cached plan twice (the second reads verdicts and totals
     the first stored) at several starts and k. Kills a walk that trusts a stale verdict (version
-    not compared), a verdict stored inverted, and a scoring that reads a stored verdict as a total."""
+    not dropped), a verdict stored inverted, and a scoring that reads a stored verdict as a total."""
     rng = np.random.default_rng(seed)
     c = 96
     table = _Cols(c)
@@ -147,8 +154,6 @@ def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
     table.requested = rng.integers(0, 8, size=(c, 2), dtype=np.int64) * 1000
     table.pod_count = rng.integers(0, 6, size=c, dtype=np.int64)
     table.allowed_pods = rng.integers(3, 8, size=c, dtype=np.int64)
-    table.row_version = np.arange(1, c + 1, dtype=np.int64)
-    version = c
     wants = np.array([1500, 2000], dtype=np.int64)
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
 
@@ -163,7 +168,7 @@ def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
     order = rng.permutation(c).astype(np.int64)
     fitting_seen = set()
     for rnd in range(8):
-        if rnd:  # some rows change under the cached verdicts, their versions bumped
+        if rnd:  # some rows change under the cached verdicts, logged
             rows = rng.choice(c, size=20, replace=False)
             for r in rows.tolist():
                 which = int(rng.integers(4))
@@ -175,8 +180,7 @@ def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
                     table.alloc[r, rng.integers(2)] = rng.integers(1, 9) * 1000
                 else:
                     table.requested[r, rng.integers(2)] = rng.integers(0, 8) * 1000
-                version += 1
-                table.row_version[r] = version
+                table.touch(r)
         fits = ((table.pod_count + 1 <= table.allowed_pods)
                 & (wants <= table.alloc - table.requested).all(axis=1))
         fitting_seen.update(np.flatnonzero(fits).tolist())
@@ -194,14 +198,13 @@ def test_cached_fit_verdicts_follow_the_rows_as_the_uncached_walk(seed):
 
 def test_score_found_after_a_walk_without_scores_reads_the_rows_as_they_are_then():
     """``run(..., score=False)`` then ``score_found`` (the nominated pods' path) with a row changed
-    in between (its version bumped): the totals are the changed rows', as a fresh plan's. The walk
+    in between (logged): the totals are the changed rows', as a fresh plan's. The walk
     of ``place`` / ``run`` with scores hands its cached totals to the scoring that follows in the
     same call; a walk without scores must not (kills hints left for ``score_found``)."""
     c = 16
     table = _Cols(c)
     table.alloc = np.full((c, 2), 8000, dtype=np.int64)
     table.requested = np.zeros((c, 2), dtype=np.int64)
-    table.row_version = np.arange(1, c + 1, dtype=np.int64)
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
     wants = i64(1000, 1000)
 
@@ -217,7 +220,7 @@ def test_score_found_after_a_walk_without_scores_reads_the_rows_as_they_are_then
     cached.run(cols, order, 0, c, True)  # (every row's total cached)
     found, _, _, _, _ = cached.run(cols, order, 0, c, False)
     table.requested[3] = 4000  # row 3 changes after the walk, before the scoring
-    table.row_version[3] = 100
+    table.touch(3)
     got = cached.score_found(cols, found, np.zeros((0, found), dtype=np.int64), _E)
     fresh = plan()
     want = fresh.run(cols, order, 0, c, True)
@@ -226,16 +229,17 @@ def test_score_found_after_a_walk_without_scores_reads_the_rows_as_they_are_then
     assert totals == list(fresh.totals[:found]) and totals[3] < totals[0]  # (row 3's new total)
 
 
-def test_packed_cache_entries_keep_no_total_or_version_they_cannot_hold_exactly():
-    """A cache entry is one int64, the row's version above ``_VALUE_BITS`` bits of value: a total
-    too large for them (a resource scorer weighted 50,000: up to 5,000,000) is not cached, and a
-    row version of 2**43 or more is not either; the cached plan then finds the same rows and totals
-    as an uncached one over rounds of row changes. The versions end in many 1 bits (15, 31, 63 ...),
-    so a total stored anyway would spill into bits the version already has and read back as a match
-    with a wrong total (kills the total's bound dropped); the large versions differ from earlier ones
-    only above bit 43 (kills a version kept truncated)."""
+def test_cache_follows_the_changed_rows_log_past_its_end_and_across_logs():
+    """The score cache is synced with the table's changed-rows log (a ring): a plan that fell more
+    than the log's size behind (some rows it missed overwritten) and a plan reading another log
+    than the one it last read (a fork's table, a restored one) start afresh; the cached plan then
+    finds the same rows and totals as an uncached one over rounds of row changes. A log of 8
+    entries, rounds of 1 to 14 changed rows (kills the ring read past its end: the overwritten rows'
+    entries kept), and rounds whose changes are not in a new log that starts at the old one's
+    position (kills a log compared by position only). A scorer weighted 50,000 (totals up to
+    5,000,000) is cached as a small one."""
     c = 24
-    table = _Cols(c)
+    table = _Cols(c, log_size=8)
     table.alloc = np.full((c, 2), 16000, dtype=np.int64)
     table.requested = (np.arange(c, dtype=np.int64)[:, None] % 8) * np.array([1000, 1500], dtype=np.int64)
     i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
@@ -248,19 +252,111 @@ def test_packed_cache_entries_keep_no_total_or_version_they_cannot_hold_exactly(
 
     order = np.arange(c, dtype=np.int64)
     rng = np.random.default_rng(5)
-    for weight, base in [(50_000, 0), (1, 1 << 43), (3, (1 << 43) - 8)]:
-        table.row_version = (1 << (4 + np.arange(c, dtype=np.int64) % 8)) - 1 + base
+    for weight in (50_000, 1, 3):
         cached, fresh = plan(weight), plan(weight)
         assert cached.enable_score_cache(c)
         cols = _cycle.TableColumns(table)
-        for rnd in range(6):
-            if rnd:  # a few rows change; their versions move only above bit 43 for the large ones
-                for r in rng.choice(c, size=5, replace=False).tolist():
+        for rnd in range(12):
+            if rnd:
+                changed = rng.choice(c, size=int(rng.integers(1, 15)), replace=False).tolist()
+                new_log = rnd % 3 == 0
+                for r in changed:
                     table.requested[r] = rng.integers(0, 17, size=2) * 1000  # (some stop fitting)
-                    table.row_version[r] += (1 << 44) if base >= (1 << 43) else 16
+                    if not new_log:
+                        table.touch(r)
+                if new_log:  # the rows as another table's: a log of its own at the same position
+                    pos = table._change_pos[0]
+                    table._change_rows = np.empty(8, dtype=np.int64)
+                    table._change_pos = np.full(1, pos, dtype=np.int64)
+                    assert cols.bind(table)
             for start, k in [(0, c), (int(rng.integers(c)), 9)]:
                 ref = fresh.run(cols, order, start, k, True)
                 for _ in range(2):
                     assert cached.run(cols, order, start, k, True) == ref
                     assert list(cached.totals[:ref[0]]) == list(fresh.totals[:ref[0]])
                     assert list(cached.selected_rows[:ref[0]]) == list(fresh.selected_rows[:ref[0]])
+
+
+def _new_allocatable(rng, node):
+    """``node`` with other cpu / memory / pods allocatable (a node update)."""
+    alloc = dict(node.allocatable)
+    alloc.update(cpu=rng.choice([2000, 4000, 8000, 16000]), memory=rng.choice([4, 8, 16, 32]) * 1024 ** 3,
+                 pods=rng.choice([3, 10, 110]))
+    return node.replace(allocatable=alloc)
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33])
+def test_kept_caches_as_fresh_ones_through_binds_deletes_node_changes_forks_and_transactions(seed):
+    """The plans' score caches kept across cluster changes (synced with the node table's
+    changed-rows log) against the same plans with fresh caches, on a seeded random cluster: after
+    each step (binds, bound pods deleted, node allocatables updated, nodes removed and added, a
+    fork whose table the plans then read, a transaction rolled back) every cached plan's cycle
+    at several starts equals its cycle from an empty cache. Kills each ``row_version`` writer
+    not logging its row (``Accounts._account``: binds and deletes; ``NodeTable._touch``: node
+    updates and removals; ``NodeTable._log_rows``: added nodes), and the fork's or restored table
+    keeping the origin's log."""
+    rng = random.Random(seed)
+    nodes, running = random_cluster(seed, 60, 120)
+    s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 100}), seed=seed)
+    s.add_nodes(nodes)
+    s.add(RANDOM_RUNTIME_CLASS)
+    s.add_pods(running)
+    s.add_pods([random_pod(rng, i) for i in range(30)])
+    s.run()
+    (fw,) = s.profiles.values()
+    plans = [p.fused for p in fw.compiled_cycle._plans.values() if type(p) is _Plan and not p.has_cycle_parts]
+    plans = [f for f in plans if f.enable_score_cache(s.snapshot.table.capacity)]
+    assert len(plans) >= 3
+    next_pod = [1000]
+
+    def bind(sched, m):
+        sched.add_pods([random_pod(rng, next_pod[0] + i) for i in range(m)])
+        next_pod[0] += m
+        sched.run()
+
+    def check(sched):
+        table = sched.snapshot.table
+        cols = _cycle.TableColumns(table)
+        order = sched.snapshot.order()
+        n = len(order)
+        for fused in plans:
+            fused.enable_score_cache(table.capacity)
+            for start in (0, rng.randrange(n)):
+                for k in (n, max(2, n // 4)):
+                    kept = fused.run(cols, order, start, k, True)
+                    kept_rows = list(fused.selected_rows[:kept[0]])
+                    kept_totals = list(fused.totals[:kept[0]])
+                    fused.drop_score_cache()
+                    want = fused.run(cols, order, start, k, True)
+                    assert kept == want
+                    assert kept_rows == list(fused.selected_rows[:want[0]])
+                    assert kept_totals == list(fused.totals[:want[0]])
+                    fused.enable_score_cache(table.capacity)
+                    fused.run(cols, order, 0, n, True)  # (the cache full again: kept into the next step)
+
+    check(s)
+    for step in range(10):
+        what = step % 5
+        if what == 0:
+            bind(s, 15)
+        elif what == 1:  # bound pods deleted
+            bound = [r.pod for r in s.pod_results()
+                     if r.node_name and s.get_pod(r.pod.namespace, r.pod.name) is not None]
+            for pod in rng.sample(bound, min(8, len(bound))):
+                s.delete_pod(pod)
+        elif what == 2:  # node updates, a node removed and one added
+            live = s.nodes()
+            for node in rng.sample(live, 6):
+                s.update_node(_new_allocatable(rng, node))
+            s.delete_node(rng.choice(live).name)
+            s.add_nodes([random_node(rng, 500 + step)])
+        elif what == 3:  # the plans then read a fork's table, which changes on its own
+            check(s)
+            s = s.fork()
+            bind(s, 10)
+        else:  # a transaction's binds rolled back: the table restored
+            check(s)
+            with s.transaction():
+                bind(s, 10)
+                check(s)
+        check(s)

@@ -73,4 +73,4 @@ def test_concurrent_writes_reads_and_clones_without_a_lock():
     for t in threads:
         t.join()
     assert not errors
-    assert len(s._storage) == 4 * 1000 and all(len(c._storage) <= 4 * 1500 for c in clones)
+    assert len(s.storage) == 4 * 1000 and all(len(c.storage) <= 4 * 1500 for c in clones)

@@ -312,16 +312,22 @@ def validate_labels(labels: Mapping[str, str] | None, path: FieldPath) -> list[F
     return errors
 
 
-def _validate_annotations(annotations: Mapping[str, str] | None, path: FieldPath) -> list[FieldError]:
-    """``ValidateAnnotations``: keys are qualified names ignoring case; 256 KiB in total."""
-    errors: list[FieldError] = []
+def _validate_annotations(annotations: Mapping[str, str], parent: FieldPath, errors: list[FieldError]) -> None:
+    """``ValidateAnnotations`` into ``errors``: keys are qualified names ignoring case; 256 KiB in
+    total. The path ``parent.annotations`` is built only for an error (every object the cluster
+    creates passes here: each pod and DynamicResources' special claim per pod, issue 27)."""
+    path: FieldPath | None = None
     total = 0
-    for key, value in (annotations or {}).items():
-        errors.extend(FieldError.invalid(path, key, msg) for msg in qualified_name_errors(key.lower()))
+    for key, value in annotations.items():
+        problems = qualified_name_errors(key.lower())
+        if problems:
+            if path is None:
+                path = parent.child("annotations")
+            for msg in problems:  # (a loop: a generator here would make path and key cells on every call)
+                errors.append(FieldError.invalid(path, key, msg))
         total += byte_length(key) + byte_length(value)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
-        errors.append(_too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
-    return errors
+        errors.append(_too_long(parent.child("annotations") if path is None else path, TOTAL_ANNOTATION_SIZE_LIMIT))
 
 
 def _name_errors(rule: NameRule, name: str, path: FieldPath) -> list[FieldError]:
@@ -371,39 +377,11 @@ def validate_object_meta(obj: KubeObject, *, namespaced: bool, name_rule: NameRu
         errors.append(FieldError.forbidden(meta.child("namespace"), "not allowed on this type"))
     if obj.labels:
         errors.extend(validate_labels(obj.labels, meta.child("labels")))
-    # (the annotations' and owner references' paths made only for an error: every object the
-    # cluster creates passes here, each pod and DynamicResources' special claim per pod, issue 27)
-    if obj.annotations and _annotations_in_error(obj.annotations):
-        errors.extend(_validate_annotations(obj.annotations, meta.child("annotations")))
-    if obj.owner_references and _owner_references_in_error(obj.owner_references):
-        errors.extend(_validate_owner_references(obj.owner_references, meta.child("ownerReferences")))
+    if obj.annotations:
+        _validate_annotations(obj.annotations, meta, errors)
+    if obj.owner_references:
+        _validate_owner_references(obj.owner_references, meta, errors)
     return errors
-
-
-def _annotations_in_error(annotations: Mapping[str, str]) -> bool:
-    """Whether :func:`_validate_annotations` finds an error (its checks, without the paths)."""
-    total = 0
-    for key, value in annotations.items():
-        if qualified_name_errors(key.lower()):
-            return True
-        total += byte_length(key) + byte_length(value)
-    return total > TOTAL_ANNOTATION_SIZE_LIMIT
-
-
-def _owner_references_in_error(refs: Sequence[OwnerReference]) -> bool:
-    """Whether :func:`_validate_owner_references` finds an error (its checks, without the paths):
-    each reference's version, kind, name and uid set, no core/v1 Event, one controller at most."""
-    controllers = 0
-    for ref in refs:
-        api_version = ref.api_version
-        slashes = api_version.count("/")
-        if (not api_version or slashes > 1 or (slashes == 1 and api_version.endswith("/"))
-                or not ref.kind or not ref.name or not ref.uid
-                or (ref.kind == "Event" and api_version in ("v1", "/v1"))):  # (BannedOwners: "", v1, Event)
-            return True
-        if ref.controller:
-            controllers += 1
-    return controllers > 1
 
 
 def _owner_reference_json(ref: OwnerReference) -> GoStruct:
@@ -413,41 +391,41 @@ def _owner_reference_json(ref: OwnerReference) -> GoStruct:
     return value
 
 
-def _validate_owner_references(refs: Sequence[OwnerReference], path: FieldPath) -> list[FieldError]:
-    """``ValidateOwnerReferences`` (its errors name the list, not the entry, as upstream's do)."""
-    errors: list[FieldError] = []
-    first_controller = ""
+def _validate_owner_references(refs: Sequence[OwnerReference], parent: FieldPath, errors: list[FieldError]) -> None:
+    """``ValidateOwnerReferences`` into ``errors`` (its errors name the list, not the entry, as
+    upstream's do). Each reference's rules are checked on its fields first; the path
+    ``parent.ownerReferences`` and the errors are built only when one fails (every object the
+    cluster creates passes here, issue 27)."""
+    first_controller: OwnerReference | None = None
     for ref in refs:
         api_version = ref.api_version
-        if api_version in ("", "/"):
-            group, version = "", ""
-        elif api_version.count("/") == 0:
-            group, version = "", api_version
-        elif api_version.count("/") == 1:
-            group, version = api_version.split("/")
-        else:  # ParseGroupVersion fails: FromAPIVersionAndKind keeps only the kind
-            group, version = "", ""
-        if not version:
-            errors.append(FieldError.invalid(path.child("apiVersion"), ref.api_version, "version must not be empty"))
-        if not ref.kind:
-            errors.append(FieldError.invalid(path.child("kind"), ref.kind, "must not be empty"))
-        if not ref.name:
-            errors.append(FieldError.invalid(path.child("name"), ref.name, "must not be empty"))
-        if not ref.uid:
-            errors.append(FieldError.invalid(path.child("uid"), ref.uid, "must not be empty"))
-        if (group, version, ref.kind) == ("", "v1", "Event"):  # BannedOwners
-            errors.append(FieldError.invalid(path, _owner_reference_json(ref),
-                                             "/v1, Kind=Event is disallowed from being an owner"))
+        slashes = api_version.count("/")
+        # ParseGroupVersion's version: "" for "" and "/", the text after "/" for "group/version",
+        # "" when it fails (more than one "/": FromAPIVersionAndKind keeps only the kind)
+        no_version = not api_version or slashes > 1 or (slashes == 1 and api_version[-1] == "/")
+        # BannedOwners: group "", version v1, kind Event ("v1" and "/v1" both parse to it)
+        banned = ref.kind == "Event" and (api_version == "v1" or api_version == "/v1")
+        if no_version or banned or not ref.kind or not ref.name or not ref.uid:
+            path = parent.child("ownerReferences")
+            if no_version:
+                errors.append(FieldError.invalid(path.child("apiVersion"), api_version, "version must not be empty"))
+            if not ref.kind:
+                errors.append(FieldError.invalid(path.child("kind"), ref.kind, "must not be empty"))
+            if not ref.name:
+                errors.append(FieldError.invalid(path.child("name"), ref.name, "must not be empty"))
+            if not ref.uid:
+                errors.append(FieldError.invalid(path.child("uid"), ref.uid, "must not be empty"))
+            if banned:
+                errors.append(FieldError.invalid(path, _owner_reference_json(ref),
+                                                 "/v1, Kind=Event is disallowed from being an owner"))
         if ref.controller:
-            current = f"{ref.kind}/{ref.name}"
-            if first_controller:
-                errors.append(FieldError.invalid(
-                    path, [_owner_reference_json(r) for r in refs],
-                    f'Only one reference can have Controller set to true. Found "true" in references for '
-                    f"{first_controller} and {current}"))
+            if first_controller is None:
+                first_controller = ref
             else:
-                first_controller = current
-    return errors
+                errors.append(FieldError.invalid(
+                    parent.child("ownerReferences"), [_owner_reference_json(r) for r in refs],
+                    f'Only one reference can have Controller set to true. Found "true" in references for '
+                    f"{first_controller.kind}/{first_controller.name} and {ref.kind}/{ref.name}"))
 
 
 # --------------------------------------------------------------------------------------------

@@ -621,7 +621,7 @@ class CompiledCycle:
         state.skip_filter_plugins = skip_filter
         state.skip_score_plugins = skip_score
         if plan.state_plugins and not (plan.stateless_binding and skip_filter is plan.skip_filter
-                                       and _POD_GROUP_CYCLE_KEY not in state._storage):
+                                       and _POD_GROUP_CYCLE_KEY not in state.storage):
             nodes = self._all_nodes(snapshot)
             for pl in plan.state_plugins:  # fresh state per cycle, as upstream writes it
                 pl.pre_filter(state, pod, nodes)
@@ -760,7 +760,7 @@ class CompiledCycle:
         if plan.state_plugins and placed:
             pods = run.pods
             keep = [i for i, st in enumerate(states)
-                    if not (plan.stateless_binding and _POD_GROUP_CYCLE_KEY not in st._storage)]
+                    if not (plan.stateless_binding and _POD_GROUP_CYCLE_KEY not in st.storage)]
             if keep:
                 nodes = self._all_nodes(snapshot)
                 kept_states = [states[i] for i in keep]

@@ -264,9 +264,10 @@ class ScheduleOneMixin:
         if res is not None:
             res.attempts = qpi.attempts
         state = CycleState()
-        # (CycleState.set_record_plugin_metrics and write, without their two frames per attempt)
+        # (CycleState.set_record_plugin_metrics and write, without their two frames per attempt:
+        # the PodsToActivate write on CycleState.storage)
         state._record_plugin_metrics = self._cycles % 10 == 0  # upstream samples 10% of cycles
-        state._storage[PODS_TO_ACTIVATE_KEY] = PodsToActivate()
+        state.storage[PODS_TO_ACTIVATE_KEY] = PodsToActivate()
         if self.record_mode is not None:
             self._begin_record(fw, qpi)
         result, assumed, status, err = self._scheduling_cycle(fw, state, qpi, (started, res))
@@ -467,7 +468,7 @@ class ScheduleOneMixin:
         if res is not None:
             for cb in self.bound_callbacks:
                 cb(res)
-        pta = state._storage.get(PODS_TO_ACTIVATE_KEY)
+        pta = state.storage.get(PODS_TO_ACTIVATE_KEY)
         if pta is not None and pta.map:
             self.activate(dict(pta.map))
 
@@ -483,7 +484,7 @@ class ScheduleOneMixin:
         ``_schedule_pod`` (the next start index, batching's store). Returns the bound pod, or None
         when nothing was written (the caller then goes on as without it: the copy is dropped)."""
         fw, state, pod, started, res, num_nodes, bc = ctx
-        pta = state._storage.get(PODS_TO_ACTIVATE_KEY)
+        pta = state.storage.get(PODS_TO_ACTIVATE_KEY)
         if pta is not None and pta.map:
             return None
         pods = self.cluster.pods
@@ -766,8 +767,9 @@ class ScheduleOneMixin:
         snapshot = self.cache.update_snapshot()
         # NumNodesInPlacement: a TAS pod group cycle may limit the candidates to a placement
         if type(snapshot) is Snapshot and type(snapshot.table) is NodeTable:
-            # (get_placement and len(), Snapshot's and NodeTable's, without their three frames)
-            placed_in = snapshot._placement
+            # (get_placement and len(), Snapshot's and NodeTable's, without their three frames: the
+            # exact types, so that no override of either is skipped)
+            placed_in = snapshot.assumed_placement
             num_nodes = len(snapshot.table.row_of) if placed_in is None else snapshot.num_nodes_in_placement()
         else:
             placed_in = snapshot.get_placement()

@@ -44,7 +44,7 @@ import gc
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -123,6 +123,36 @@ class SchedulerMetrics:
             out["placements"] = {"generated": self.generated_placements, "feasible": feasible,
                                  "infeasible": len(self.placement_evaluations) - feasible}
         return out
+
+
+class _Failure(NamedTuple):
+    """A pod's last failed attempt, as ``run()`` without ``until`` needs it to tell when another
+    attempt is pointless (:meth:`Scheduler._settle` writes it; ``_is_settled``,
+    ``_failed_twice_on``, ``_waits_again`` and ``_park_if_settled`` read it: the settling rules of
+    ``docs/reference/deviations.md``)."""
+
+    #: the cluster the attempt saw: (committed change seq, assumed fingerprint)
+    seen: tuple[int, int]
+    #: whether the pod may settle on that very cluster: always for Unschedulable, for an Error
+    #: from the second one on the same cluster
+    may_settle: bool
+    #: how many failures in a row saw that committed cluster (two settle the pod whatever the
+    #: assumptions around it: the loop ends by construction)
+    on_committed: int
+    #: its unschedulable and pending plugins: a parked pod gets them back (``PriorityQueue.park``)
+    unschedulable_plugins: frozenset[str]
+    pending_plugins: frozenset[str]
+    #: how many of its last failures in a row were rejections of a Permit wait (see
+    #: ``permit_wait_retries``); 0 when this one was not
+    wait_rejections: int
+    #: the committed change seq when the attempt ended
+    ended_seq: int
+    #: the scheduler's ``_failed_writes`` (committed changes made by failed attempts) when it ended
+    failed_writes: int
+    #: how many of its failures in a row had nothing but failed attempts' writes committed since
+    #: the one before (see ``own_write_retries``: reliab8's rule for pods whose failing attempts
+    #: write, tests/reliability/test_failed_writes_spin.py)
+    spinning: int
 
 
 class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGroupCycleMixin):
@@ -258,16 +288,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         self._same_memo: dict[tuple[int, int], bool] = {}
         #: uid -> the cluster its current attempt saw: (committed change seq, assumed fingerprint)
         self._seq_seen: dict[str, tuple[int, int]] = {}
-        #: uid -> the pod's last failure: (the cluster it saw, whether it may settle there (always
-        #: for Unschedulable, from the second Error on the same cluster), how many failures in a
-        #: row saw that committed change seq (two settle the pod whatever the assumptions around
-        #: it: termination by construction), its unschedulable and pending plugins (a parked pod
-        #: gets them back), and how many of its last failures in a row were rejections of a Permit
-        #: wait (see permit_wait_retries); the committed change seq and _failed_writes when it
-        #: ended, and how many of its failures in a row had nothing but failed attempts' writes
-        #: committed since the one before (see own_write_retries))
-        self._failures: dict[str, tuple[tuple[int, int], bool, int, frozenset[str], frozenset[str], int,
-                                        int, int, int]] = {}
+        #: uid -> the pod's last failure (see _Failure)
+        self._failures: dict[str, _Failure] = {}
         #: the committed changes made by pods' failed attempts (a pod's scheduling and binding
         #: cycles when it failed inline, a binding cycle after a Permit wait or a group's cycle),
         #: in change seqs; the pod of the attempt started last (its failure is inline when it is
@@ -651,12 +673,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         uid = qpi.pod.uid
         seen = self._seq_seen.pop(uid, None) or self._cluster_seen()
         last = self._failures.get(uid)
-        same_committed = last is not None and self._same_committed(last[0][0], seen[0])
-        may_settle = rejected or (same_committed and last[0][1] == seen[1])  # type: ignore[index]
-        on_committed = last[2] + 1 if same_committed else 1  # type: ignore[index]
+        same_committed = last is not None and self._same_committed(last.seen[0], seen[0])
+        may_settle = rejected or (same_committed and last.seen[1] == seen[1])  # type: ignore[union-attr]
+        on_committed = last.on_committed + 1 if same_committed else 1  # type: ignore[union-attr]
         if uid in self._rejected_at_permit_wait:
             self._rejected_at_permit_wait.discard(uid)
-            wait_rejections = last[5] + 1 if last is not None else 1
+            wait_rejections = last.wait_rejections + 1 if last is not None else 1
         else:
             wait_rejections = 0
         end = self._change_seq
@@ -667,9 +689,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
             self._failed_writes += end - bound_from[1]
         self._binding_failed_from = None
         failed_writes = self._failed_writes
-        spinning = last[8] + 1 if last is not None and end - last[6] == failed_writes - last[7] else 1
-        self._failures[uid] = (seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
-                               frozenset(qpi.pending_plugins), wait_rejections, end, failed_writes, spinning)
+        spinning = (last.spinning + 1 if last is not None and end - last.ended_seq == failed_writes - last.failed_writes
+                    else 1)
+        self._failures[uid] = _Failure(seen, may_settle, on_committed, frozenset(qpi.unschedulable_plugins),
+                                       frozenset(qpi.pending_plugins), wait_rejections, end, failed_writes, spinning)
         now = self.clock.now()
         at = self._failed_at.get(uid)
         self._failed_at[uid] = (now, at[1] + 1 if at is not None and at[0] == now else 1)
@@ -681,10 +704,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         last = self._failures.get(uid)
         if last is None:
             return False
-        return ((last[2] >= 2 and self._same_committed(last[0][0], committed))
+        return ((last.on_committed >= 2 and self._same_committed(last.seen[0], committed))
                 or self._spins_on_failed_writes(last, committed))
 
-    def _spins_on_failed_writes(self, last: tuple, committed: int) -> bool:
+    def _spins_on_failed_writes(self, last: _Failure, committed: int) -> bool:
         """Whether a pod's last failure (``last``, its ``_failures`` entry) ended
         :attr:`own_write_retries` failures in a row with nothing committed before each but the
         writes of failed attempts (its own, other pods'), and nothing else was committed since
@@ -693,7 +716,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         them fail twice on one cluster, and ``run()`` would retry them forever (their backoff
         advancing the virtual clock). A pod may need a few of those writes (a volume bound in
         PreBind, victims evicted in PostFilter), not that many in a row with nothing else."""
-        return last[8] >= self.own_write_retries and committed - last[6] == self._failed_writes - last[7]
+        return (last.spinning >= self.own_write_retries
+                and committed - last.ended_seq == self._failed_writes - last.failed_writes)
 
     def _same_committed(self, seq_a: int, seq_b: int) -> bool:
         """Whether the committed cluster at change seq ``seq_b`` is the one at ``seq_a``: the same
@@ -724,7 +748,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         if not self._failed_twice_on(uid, self._change_seq) or self._waits_again(uid):
             return False
         last = self._failures[uid]
-        self.queue.park(qpi, last[3], last[4])
+        self.queue.park(qpi, last.unschedulable_plugins, last.pending_plugins)
         return True
 
     def _park_group_if_settled(self, entity: Any) -> bool:
@@ -746,7 +770,7 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         (unschedulablePods, then the flush) forever; ``run()`` without ``until`` retries it as
         upstream does, that many times, and then lets the cluster rule settle it."""
         last = self._failures.get(uid)
-        return last is not None and 0 < last[5] < self.permit_wait_retries
+        return last is not None and 0 < last.wait_rejections < self.permit_wait_retries
 
     def _park_group_if_looping(self, entity: Any) -> bool:
         """In ``run(until=...)``: a popped pod group parked (as :meth:`_park_group_if_settled`)
@@ -777,9 +801,10 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         change what each attempt sees, but not what is committed, so N pods that keep failing
         make at most two attempts each per committed change."""
         last = self._failures.get(uid)
-        if last is not None and 0 < last[5] < self.permit_wait_retries:
+        if last is not None and 0 < last.wait_rejections < self.permit_wait_retries:
             return False  # (_waits_again)
-        if last is not None and last[1] and last[0][1] == now[1] and self._same_committed(last[0][0], now[0]):
+        if (last is not None and last.may_settle and last.seen[1] == now[1]
+                and self._same_committed(last.seen[0], now[0])):
             return True
         return self._failed_twice_on(uid, now[0])
 

@@ -244,9 +244,12 @@ class Snapshot(SharedLister, NodeInfoLister):
         self._row_seq = np.zeros(self.table.capacity, dtype=np.int64)
         self._seq = 0
         self._order: np.ndarray | None = None
-        #: the assumed placement (TopologyAwareWorkloadScheduling's pod group cycle), its rows in
-        #: order and its node names; None / empty when none is
-        self._placement: Any = None
+        #: the assumed placement (TopologyAwareWorkloadScheduling's pod group cycle), None when
+        #: none is: what ``get_placement`` (upstream's accessor) returns, public for the per-pod
+        #: read in ``schedule_one`` (no method frame); read-only outside this class:
+        #: ``assume_placement`` / ``forget_placement`` set it with its rows and names below
+        self.assumed_placement: Any = None
+        #: the placement's rows in order and its node names; None / empty when none is
         self._placement_rows: np.ndarray | None = None
         self._placement_names: frozenset[str] = frozenset()
         #: whether ``_row_zone`` / ``_row_seq`` are shared with a fork (read-only until _own_tree)
@@ -440,7 +443,7 @@ class Snapshot(SharedLister, NodeInfoLister):
     # -- placements (TopologyAwareWorkloadScheduling; upstream snapshot.go placementNodes) -------
     def get_placement(self) -> Any:
         """``GetPlacement``: the assumed placement, None when none is."""
-        return self._placement
+        return self.assumed_placement
 
     def assume_placement(self, placement: Any) -> None:
         """``AssumePlacement``: limit the pod group cycle's candidate nodes to ``placement``'s (in
@@ -463,13 +466,13 @@ class Snapshot(SharedLister, NodeInfoLister):
                     raise PlacementError(f"node {name} in placement is not present in snapshot")
                 out.append(row)
             rows = np.asarray(out, dtype=np.int64)
-        self._placement = placement
+        self.assumed_placement = placement
         self._placement_rows = rows
         self._placement_names = frozenset(self.table.node_names[rows].tolist())
 
     def forget_placement(self) -> None:
         """``ForgetPlacement``."""
-        self._placement = None
+        self.assumed_placement = None
         self._placement_rows = None
         self._placement_names = frozenset()
 

@@ -43,7 +43,7 @@ from fastsched.api.validation import (
     validate_pod_spec,
 )
 from fastsched.api.strategy import raise_if_invalid, validate
-from fastsched.util.field import FieldPath
+from fastsched.util.field import FieldError, FieldPath
 
 # util/validation messages (RegexError keeps upstream's "',  or '" spacing)
 QNAME = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
@@ -382,31 +382,89 @@ def test_owner_references():
     ]
 
 
-def test_metadata_error_checks_agree_with_the_full_validation():
-    """validate_object_meta builds the annotations' and owner references' errors only when
-    their quick checks say there is one: on seeded random metadata, the quick checks find an
-    error exactly when the full validators report one."""
+def _reference_annotation_errors(annotations, path):
+    """``ValidateAnnotations`` written out directly (a path per error, no shortcut)."""
+    from fastsched.api.util_validation import byte_length, qualified_name_errors
+    from fastsched.api.validation import TOTAL_ANNOTATION_SIZE_LIMIT, _too_long
+
+    errors, total = [], 0
+    for key, value in annotations.items():
+        errors.extend(FieldError.invalid(path, key, msg) for msg in qualified_name_errors(key.lower()))
+        total += byte_length(key) + byte_length(value)
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errors.append(_too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT))
+    return errors
+
+
+def _reference_owner_reference_errors(refs, path):
+    """``ValidateOwnerReferences`` written out directly (ParseGroupVersion, then each rule)."""
+    from fastsched.api.validation import _owner_reference_json
+
+    errors, first_controller = [], ""
+    for ref in refs:
+        if ref.api_version in ("", "/"):
+            group, version = "", ""
+        elif ref.api_version.count("/") == 0:
+            group, version = "", ref.api_version
+        elif ref.api_version.count("/") == 1:
+            group, version = ref.api_version.split("/")
+        else:
+            group, version = "", ""
+        if not version:
+            errors.append(FieldError.invalid(path.child("apiVersion"), ref.api_version, "version must not be empty"))
+        for name in ("kind", "name", "uid"):
+            if not getattr(ref, name):
+                errors.append(FieldError.invalid(path.child(name), getattr(ref, name), "must not be empty"))
+        if (group, version, ref.kind) == ("", "v1", "Event"):
+            errors.append(FieldError.invalid(path, _owner_reference_json(ref),
+                                             "/v1, Kind=Event is disallowed from being an owner"))
+        if ref.controller:
+            if first_controller:
+                errors.append(FieldError.invalid(
+                    path, [_owner_reference_json(r) for r in refs],
+                    'Only one reference can have Controller set to true. Found "true" in references for '
+                    f"{first_controller} and {ref.kind}/{ref.name}"))
+            else:
+                first_controller = f"{ref.kind}/{ref.name}"
+    return errors
+
+
+def _as_rows(errors):
+    return [(type(e), e.path, e.type, e.value, e.detail, str(e)) for e in errors]
+
+
+def test_metadata_validators_build_the_same_errors_as_the_direct_rules():
+    """validate_object_meta's annotation and owner-reference validators check each rule on the
+    fields first and build the paths and errors only when one fails: on seeded random metadata
+    their errors (paths, values, wording, order) equal the rules written out directly."""
     import random
 
-    from fastsched.api.validation import (
-        FieldPath, _annotations_in_error, _owner_references_in_error, _validate_annotations,
-        _validate_owner_references)
+    from fastsched.api.validation import _validate_annotations, _validate_owner_references
 
     rng = random.Random(27)
-    path = FieldPath("metadata")
-    versions = ["v1", "/v1", "apps/v1", "apps/", "/", "", "a/b/c", "resource.k8s.io/v1", "x"]
+    meta = FieldPath("metadata")
+    versions = ["v1", "/v1", "apps/v1", "apps/", "/", "", "a/b/c", "resource.k8s.io/v1", "x", "v1/"]
     kinds = ["Pod", "Event", "", "ReplicaSet"]
     keys = ["a", "Example.COM/Owner", "bad key", "/x", "k8s.io/", "resource.kubernetes.io/extended-resource-claim",
             "é", "a" * 64]
+    failing = 0
     for _ in range(3000):
         refs = tuple(OwnerReference(kind=rng.choice(kinds), name=rng.choice(["", "n", "pod-1"]),
                                     uid=rng.choice(["", "u1", "u2"]), api_version=rng.choice(versions),
                                     controller=rng.random() < 0.4)
-                     for _ in range(rng.randint(1, 3)))
-        assert _owner_references_in_error(refs) == bool(_validate_owner_references(refs, path)), refs
+                     for _ in range(rng.randint(1, 4)))
+        got: list = []
+        _validate_owner_references(refs, meta, got)
+        want = _reference_owner_reference_errors(refs, meta.child("ownerReferences"))
+        assert _as_rows(got) == _as_rows(want), refs
         size = rng.choice([1, 10, 256 * 1024 - 2, 256 * 1024, 90 * 1024])
         annotations = {rng.choice(keys): rng.choice(["x", "é"]) * rng.randint(1, size) for _ in range(rng.randint(1, 3))}
-        assert _annotations_in_error(annotations) == bool(_validate_annotations(annotations, path)), annotations
+        got = []
+        _validate_annotations(annotations, meta, got)
+        want = _reference_annotation_errors(annotations, meta.child("annotations"))
+        assert _as_rows(got) == _as_rows(want), annotations
+        failing += bool(got)
+    assert 300 < failing < 2700  # both outcomes well covered
 
 
 def test_validate_object_meta_is_reusable_with_other_name_rules():

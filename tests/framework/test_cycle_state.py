@@ -73,4 +73,16 @@ def test_concurrent_writes_reads_and_clones_without_a_lock():
     for t in threads:
         t.join()
     assert not errors
-    assert len(s._storage) == 4 * 1000 and all(len(c._storage) <= 4 * 1500 for c in clones)
+    assert len(s.storage) == 4 * 1000 and all(len(c.storage) <= 4 * 1500 for c in clones)
+
+
+def test_storage_is_what_the_accessors_read_and_write():
+    """schedule_one and the compiled cycle use ``storage`` directly: it is the accessors' store,
+    and clone() copies it."""
+    s = CycleState()
+    s.storage["a"] = 1
+    assert s.read("a") == 1 and s.get("a") == 1 and "a" in s
+    s.write("b", 2)
+    assert s.storage.get("b") == 2
+    s.delete("a")
+    assert "a" not in s.storage and s.clone().storage == {"b": 2}

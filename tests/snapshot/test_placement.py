@@ -43,3 +43,18 @@ def test_every_node_is_no_placement_and_an_unknown_node_is_an_error():
     with pytest.raises(PlacementError, match="node n9 in placement is not present in snapshot"):
         s.assume_placement(Placement("bad", [ghost]))
     assert s.get_placement() is None
+
+
+def test_assumed_placement_is_what_get_placement_returns():
+    """schedule_one reads ``assumed_placement`` instead of calling ``get_placement`` (exact types):
+    the two agree through assume, forget, every-node and the unknown-node error."""
+    s = snap()
+    assert s.assumed_placement is None
+    placement = Placement("p", [s.get("n3"), s.get("n2")])
+    s.assume_placement(placement)
+    assert s.assumed_placement is placement is s.get_placement()
+    s.forget_placement()
+    assert s.assumed_placement is None is s.get_placement()
+    s.assume_placement(placement)
+    s.assume_placement(Placement("all", [s.get("n1"), s.get("n2"), s.get("n3")]))
+    assert s.assumed_placement is None is s.get_placement()

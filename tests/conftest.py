@@ -9,6 +9,14 @@ from pathlib import Path
 
 import pytest
 
+# The CLI sizes its Rich tables by $COLUMNS when set, else 200 columns when piped or captured (the
+# tests read whole table rows). pytest-xdist's workers start with COLUMNS=80 and LINES=24 in their
+# environment, which is no user's terminal: without them the workers' CLI output is the captured
+# one the tests expect, as in a run in one process.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
 #: .ci/run runs the suite a second time against the wheel installed in a fresh virtual environment,
 #: from a copy of tests/ beside the checkout's other directories (not fastsched/): every fastsched
 #: module the run imports, the plugins' tests included, must come from that environment's

@@ -64,11 +64,30 @@ def pytest_collection_finish(session):
                     + "; ".join(wrong), returncode=1)
 
 
+#: what pytest-xdist's workers found at their end (the controller's list; see pytest_testnodedown)
+_WORKERS_NOT_INSTALLED: list[str] = []
+
+
 def pytest_sessionfinish(session, exitstatus):
     # and the modules the tests imported as they ran
-    if EXPECT_INSTALLED and (wrong := _not_installed()):
+    if not EXPECT_INSTALLED:
+        return
+    wrong = _not_installed()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        # an xdist worker: its exit status does not reach the run's, so hand the list to the
+        # controller (the modules a worker's tests imported are only loaded in that worker)
+        workeroutput["fastsched_not_installed"] = wrong
+        return
+    wrong += _WORKERS_NOT_INSTALLED
+    if wrong:
         _say(session, "FASTSCHED_EXPECT_INSTALLED=1 but these modules are not the installed ones: " + "; ".join(wrong))
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)  # (pytest-xdist's hook, on the controller, as each worker ends)
+def pytest_testnodedown(node, error):
+    _WORKERS_NOT_INSTALLED.extend(getattr(node, "workeroutput", {}).get("fastsched_not_installed", ()))
 
 
 def pod_manifest(name="p", namespace="default", uid=None, priority=None, node_name=None,

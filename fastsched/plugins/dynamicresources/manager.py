@@ -45,39 +45,18 @@ def manager_for(client: Any) -> "DRAManager":
     return manager
 
 
-def _claim_devices(claim: ResourceClaim | None) -> list[DeviceID]:
-    if claim is None or not claim.allocation:
-        return []
-    out = []
-    for r in (claim.allocation.get("devices") or {}).get("results") or ():
-        if r.get("adminAccess"):
-            continue  # admin access does not make a device unavailable
-        if r.get("shareID") is not None:
-            continue  # a share (consumable capacity): _claim_shares
-        out.append((r.get("driver", ""), r.get("pool", ""), r.get("device", "")))
-    return out
-
-
-def _claim_shares(claim: ResourceClaim | None) -> list[tuple[DeviceID, Any]]:
-    """The results of a claim's allocation with a ``shareID`` (``foreachAllocatedDevice``'s
-    shared devices): (device, its ``consumedCapacity`` or None)."""
-    if claim is None or not claim.allocation:
-        return []
-    return [((r.get("driver", ""), r.get("pool", ""), r.get("device", "")), r.get("consumedCapacity"))
-            for r in (claim.allocation.get("devices") or {}).get("results") or ()
-            if not r.get("adminAccess") and r.get("shareID") is not None]
-
-
 def _claim_held(claim: ResourceClaim | None) -> tuple[list[DeviceID], list[tuple[DeviceID, Any]]]:
-    """(:func:`_claim_devices`, :func:`_claim_shares`) of ``claim`` in one pass over its results
-    (the listener reads both for the old and the new claim of every claim event)."""
+    """The devices ``claim``'s allocation makes unavailable, and its shares: the results with a
+    ``shareID`` (consumable capacity, ``foreachAllocatedDevice``'s shared devices) as (device, its
+    ``consumedCapacity`` or None). One pass over the results (the listener reads both for the old
+    and the new claim of every claim event)."""
     if claim is None or not claim.allocation:
         return [], []
     devices: list[DeviceID] = []
     shares: list[tuple[DeviceID, Any]] = []
     for r in (claim.allocation.get("devices") or {}).get("results") or ():
         if r.get("adminAccess"):
-            continue
+            continue  # admin access does not make a device unavailable
         d = (r.get("driver", ""), r.get("pool", ""), r.get("device", ""))
         if r.get("shareID") is None:
             devices.append(d)
@@ -157,8 +136,9 @@ class DRAManager:
         if listeners is not None:
             for claim in client.list_objects("ResourceClaim"):
                 self._index_extended(claim, +1)
-                self._hold(_claim_devices(claim), +1)
-                self._hold_shares(_claim_shares(claim), +1)
+                devices, shares = _claim_held(claim)
+                self._hold(devices, +1)
+                self._hold_shares(shares, +1)
             for s in client.list_objects("ResourceSlice"):
                 self._add_slice(s)
             for dc in client.list_objects("DeviceClass"):
@@ -458,9 +438,10 @@ class DRAManager:
             return self._held.keys()
         out: set[DeviceID] = set()
         for claim in self._claims():
-            out.update(_claim_devices(claim))
+            devices, shares = _claim_held(claim)
+            out.update(devices)
             if not self.consumable_capacity:
-                out.update(d for d, _ in _claim_shares(claim))
+                out.update(d for d, _ in shares)
         return out
 
     def _claims(self) -> list[ResourceClaim]:
@@ -478,7 +459,7 @@ class DRAManager:
         shared: set[DeviceID] = set()
         capacity = ConsumedCapacityCollection()
         for claim in self._claims():
-            for d, consumed in _claim_shares(claim):
+            for d, consumed in _claim_held(claim)[1]:
                 shared.add(d)
                 if consumed is not None:
                     capacity.insert(d, _consumed(consumed))

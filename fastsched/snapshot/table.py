@@ -749,9 +749,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self._own("row_version")
         self.version += 1
         self.row_version[row] = self.version
-        pos = int(self._change_pos[0])
-        self._change_rows[pos & (len(self._change_rows) - 1)] = row
-        self._change_pos[0] = pos + 1
+        self._log_rows(np.array((row,), dtype=np.int64))
 
     # ------------------------------------------------------------------------------------------
     # pods

@@ -172,14 +172,14 @@ cdef class BindCommit:
             fw.run_idle_points(state, idle, sched._pre_flights)
         else:
             start = _perf_counter()
-            if state._record_plugin_metrics:
+            if state.record_plugin_metrics:
                 observe = metrics.observe_plugin
                 for name in idle.reserve:
                     observe("Reserve", name, "Success", 0.0)
             reserved = _perf_counter()  # (no Permit plugin: nothing between Reserve and Permit)
             if sched._pre_flights:
                 state.skip_pre_bind_plugins = idle.pre_bind_skip
-            elif state._record_plugin_metrics:
+            elif state.record_plugin_metrics:
                 observe = metrics.observe_plugin
                 for name in idle.pre_bind:
                     observe("PreBind", name, "Success", 0.0)
@@ -200,7 +200,7 @@ cdef class BindCommit:
             aq.done(uid)
         # -- Bind: the stock binder inlined (its check made by the caller) ----------------------
         start = _perf_counter()
-        if state._record_plugin_metrics:
+        if state.record_plugin_metrics:
             metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
         self._observe_success(fw, metrics, "Bind", _perf_counter() - start)
         # -- _pod_bound, up to PostBind --------------------------------------------------------
@@ -356,7 +356,7 @@ cdef class BindCommit:
                 idle_names.append(name)
                 continue
             return False  # a PreBind plugin with work to do
-        record = state._record_plugin_metrics
+        record = state.record_plugin_metrics
         metrics = fw.metrics
         # -- _binding_cycle: queue.done (PriorityQueue.done's own call) --------------------------
         aq = queue._active_q

@@ -1120,7 +1120,7 @@ class Framework(Handle):
         start = _perf_counter()
         status: Status | None = None
         try:
-            record = state._record_plugin_metrics
+            record = state.record_plugin_metrics
             sink = self.decision_sink
             idle = state.skip_filter_plugins
             for pl in self.reserve_plugins:
@@ -1245,7 +1245,7 @@ class Framework(Handle):
         status: Status | None = None
         try:
             skip = state.skip_pre_bind_plugins
-            record = state._record_plugin_metrics
+            record = state.record_plugin_metrics
             sink = self.decision_sink
             idle = state.skip_filter_plugins
             for pl in self.pre_bind_plugins:
@@ -1278,7 +1278,7 @@ class Framework(Handle):
             if not self.bind_plugins:
                 status = Status(Code.SKIP, "")
                 return status
-            record = state._record_plugin_metrics
+            record = state.record_plugin_metrics
             sink = self.decision_sink
             for pl in self.bind_plugins:
                 status = self._call_status("Bind", pl, record, pl.bind, state, pod, node_name)
@@ -1340,7 +1340,7 @@ class Framework(Handle):
         ``state.skip_pre_bind_plugins``), so they are all left at Permit's time. Inlined in
         ``_kernels/_bind.pyx`` (the compiled binding path's commit): a change here is a change there."""
         start = _perf_counter()
-        record = state._record_plugin_metrics
+        record = state.record_plugin_metrics
         if record:
             observe = self.metrics.observe_plugin
             for name in plan.reserve:
@@ -1407,7 +1407,7 @@ class Framework(Handle):
         the position the caller reads it from: the return value itself (``status_at=None``) or
         element ``status_at`` of a pair. ``label`` names the point in messages (default ``point``).
         """
-        record = state._record_plugin_metrics
+        record = state.record_plugin_metrics
         t0 = _perf_counter() if record else 0.0
         try:
             out = fn(*args)

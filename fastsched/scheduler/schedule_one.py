@@ -266,7 +266,7 @@ class ScheduleOneMixin:
         state = CycleState()
         # (CycleState.set_record_plugin_metrics and write, without their two frames per attempt:
         # the PodsToActivate write on CycleState.storage)
-        state._record_plugin_metrics = self._cycles % 10 == 0  # upstream samples 10% of cycles
+        state.record_plugin_metrics = self._cycles % 10 == 0  # upstream samples 10% of cycles
         state.storage[PODS_TO_ACTIVATE_KEY] = PodsToActivate()
         if self.record_mode is not None:
             self._begin_record(fw, qpi)
@@ -438,7 +438,7 @@ class ScheduleOneMixin:
         self.queue.done(assumed.uid)
         if stock:
             start = _perf_counter()
-            if state._record_plugin_metrics:
+            if state.record_plugin_metrics:
                 fw.metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
             fw._observe_point("Bind", None, _perf_counter() - start)
             self._count_bound_after_flush(qpi)

@@ -1271,7 +1271,7 @@ class _GangPermitRun:
         fw = self.fw
         start = _perf_counter()
         waits = self.plugin.permit_waits(self.pod_group, self.group_state)
-        if state._record_plugin_metrics:
+        if state.record_plugin_metrics:
             fw.metrics.observe_plugin("Permit", _GANG_SCHEDULING, "Wait" if waits else "Success",
                                       _perf_counter() - start)
         status: Status | None = None

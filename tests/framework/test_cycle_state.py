@@ -86,3 +86,17 @@ def test_storage_is_what_the_accessors_read_and_write():
     assert s.storage.get("b") == 2
     s.delete("a")
     assert "a" not in s.storage and s.clone().storage == {"b": 2}
+
+
+def test_record_plugin_metrics_field_is_what_the_upstream_accessors_read_and_write():
+    """``record_plugin_metrics`` is the public field the runtime, the binding kernel and the
+    scheduler read; upstream's accessors are views of it, and a clone carries it."""
+    s = CycleState()
+    assert s.record_plugin_metrics is False and not s.should_record_plugin_metrics()
+    s.record_plugin_metrics = True
+    assert s.should_record_plugin_metrics() is True
+    s.set_record_plugin_metrics(0)
+    assert s.record_plugin_metrics is False  # the setter stores a bool, as upstream's field is one
+    s.set_record_plugin_metrics("yes")
+    assert s.record_plugin_metrics is True and s.clone().record_plugin_metrics is True
+    assert not hasattr(s, "_record_plugin_metrics")

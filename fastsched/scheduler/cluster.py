@@ -108,6 +108,16 @@ class ClusterEventHandler(Protocol):
     def on_nomination_cleared(self, pod: Pod) -> None: ...
 
 
+def _given_name(pod: Any) -> Any:
+    """The name a pod (a Pod, or a manifest not decoded yet) comes with; falsy when the API
+    server is to generate it (``generateName``). A manifest whose metadata is not a mapping
+    answers None: its decoding reports the error."""
+    if isinstance(pod, dict):
+        md = pod.get("metadata")
+        return md.get("name") if isinstance(md, dict) else None
+    return getattr(pod, "name", "x")
+
+
 class Cluster:
     """The object store, admission, the controllers and the pod store of a simulated cluster (see
     the module docstring); ``store`` is the scheduler cache it shares the nodes and bulk pods with,
@@ -162,6 +172,10 @@ class Cluster:
         #: pod specs validated by _admitted_pod (key -> the field objects)
         self._validated_specs: dict[tuple, tuple] = {}
         self._last_validated_spec: tuple | None = None
+        #: while _add_pods_batched names a pod from ``generateName``: the keys (namespace/name) of
+        #: the pods of its pending batches, admitted but not stored yet, which name_taken counts as
+        #: taken (the API server names a pod seeing every pod created before it); None otherwise
+        self._pending_pod_keys: set[str] | None = None
         self._object_by_uid: dict[str, KubeObject] = {}
         #: objects of the other kinds (workloads, Services, ...): kind -> namespace/name -> object
         self._objects: dict[str, dict[str, KubeObject]] = {}
@@ -381,22 +395,30 @@ class Cluster:
         unbound: list[Pod] = []
         # _admit changes only pods without a priority when a class name or a default class exists
         global_default = any(c.global_default for c in self.priority_classes.values())
+        # the keys of the pods put in the two batches since the first pod named here from
+        # generateName (None before one): a generated name must see the pods before it, and those
+        # of the batches are not stored yet. (Flushing the batches before such a pod instead
+        # added every pod of a generateName workload alone, through add_pod: 12 µs a pod more
+        # than named pods.) The set keeps flushed pods' keys too: they are stored, so taken anyway.
+        pending_keys: set[str] | None = None
         try:
             for pod in pods:
                 if not quiet:
                     self.add_pod(pod)
                     continue
-                if not getattr(pod, "name", "x"):
-                    # a generated name must see the pods before
-                    pending, batch = batch, []
-                    self._flush_pods(pending)
-                    pending, unbound = unbound, []
-                    self._flush_unbound(pending)
-                    quiet = self._handler.coalesce_adds()
-                    if not quiet:
-                        self.add_pod(pod)
-                        continue
-                pod = self._admitted_pod(pod)
+                if pending_keys is None and not _given_name(pod):
+                    pending_keys = {p.key for p in batch}
+                    pending_keys.update(p.key for p in unbound)
+                if pending_keys is not None:
+                    self._pending_pod_keys = pending_keys
+                    try:
+                        pod = self._admitted_pod(pod)
+                    finally:
+                        self._pending_pod_keys = None
+                    if pod.name:  # (a pod refused before it is named is not stored: add_pod says why)
+                        pending_keys.add(pod.key)
+                else:
+                    pod = self._admitted_pod(pod)
                 if pod.node_name in row_of and pod.phase not in TERMINAL_PHASES:
                     if unbound:
                         pending, unbound = unbound, []
@@ -1143,6 +1165,8 @@ class Cluster:
     def name_taken(self, kind: str, namespace: str, name: str) -> bool:
         """Whether an object of ``kind`` already has that name (in that namespace)."""
         if f"{namespace}/{name}" in self._unmodelled.get(kind, ()):
+            return True
+        if self._pending_pod_keys is not None and kind == "Pod" and f"{namespace}/{name}" in self._pending_pod_keys:
             return True
         return self.get_object(kind, name, namespace) is not None
 

@@ -252,3 +252,62 @@ def test_a_run_stopped_by_an_exception_in_the_handler_queues_the_pods_before_it(
     batched = add(False)
     assert batched == add(True)
     assert batched[0] == [f"p{i}" for i in range(9)]
+
+
+class _ScriptedNames:
+    """A NameGenerator whose generate answers scripted suffixes in turn (a collision on demand)."""
+
+    def __init__(self, suffixes):
+        self._suffixes = iter(suffixes)
+
+    def generate(self, base):
+        return base + next(self._suffixes)
+
+
+@pytest.mark.parametrize("mutant", [False, True])
+def test_a_generated_name_sees_the_pods_of_the_run_not_yet_stored(mutant, monkeypatch):
+    """A pod named from generateName in the middle of a run of unbound pods (and of bound ones)
+    sees the run's pods before it as taken, as add_pod of each does (the API server names a pod
+    seeing every pod created before it): a generated name equal to one of theirs is drawn again.
+    The names are scripted so that the collisions happen: g-aaaaa is drawn for the generated pod
+    after an explicit g-aaaaa (bound) and g-bbbbb after an earlier generated g-bbbbb. A planted
+    mutant (name_taken blind to the run's pods) makes add_pods refuse a pod add_pod takes."""
+    from fastsched.scheduler import cluster as cluster_module
+
+    if mutant:
+        real = cluster_module.Cluster.name_taken
+
+        def blind(self, kind, namespace, name):
+            pending, self._pending_pod_keys = self._pending_pod_keys, None
+            try:
+                return real(self, kind, namespace, name)
+            finally:
+                self._pending_pod_keys = pending
+        monkeypatch.setattr(cluster_module.Cluster, "name_taken", blind)
+
+    def generated(i):
+        m = pod_manifest("x", cpu="10m")
+        del m["metadata"]["name"]
+        m["metadata"]["generateName"] = "g-"
+        return m
+
+    items = [pod_manifest(f"p{i}", cpu="10m", uid=f"000000{i:02d}-0000-4000-8000-000000000000") for i in range(12)]
+    items[3] = pod_manifest("g-aaaaa", cpu="10m", node_name="n0", uid="00000077-0000-4000-8000-000000000000")
+    items[5] = generated(5)  # draws g-aaaaa (taken by items[3], in the run), then g-bbbbb
+    items[9] = generated(9)  # draws g-bbbbb (items[5]'s, in the run), then g-ccccc
+    items.append(generated(12))  # draws g-ddddd
+
+    def add(one_by_one: bool) -> tuple:
+        s = Scheduler(seed=1)
+        s.add_nodes([make_node("n0", cpu="4", memory="16Gi")])
+        s.cluster.names = _ScriptedNames(["aaaaa", "bbbbb", "bbbbb", "ccccc", "ddddd"])
+        return _add(s, items, one_by_one), _state(s)
+
+    batched, each = add(False), add(True)
+    if mutant:
+        assert batched != each and batched[0] is not None and "already exists" in batched[0]
+        return
+    assert batched == each
+    error, state = batched
+    assert error is None
+    assert sorted(n for _, _, n, *_ in state["pods"] if n.startswith("g-")) == ["g-aaaaa", "g-bbbbb", "g-ccccc", "g-ddddd"]

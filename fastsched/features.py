@@ -312,7 +312,7 @@ class FeatureGates(Mapping[str, bool]):
     default (fastsched's message).
     """
 
-    __slots__ = ("_values", "_overrides")
+    __slots__ = ("_values", "_overrides", "_non_defaults")
 
     def __init__(self, gates: Mapping[str, Any] | str | "FeatureGates" | None = None):
         overrides = _parse(gates)
@@ -346,6 +346,7 @@ class FeatureGates(Mapping[str, bool]):
                     f"switchable gates: {', '.join(n for n, g in KNOWN_GATES.items() if g.switchable)}")
         self._values = values
         self._overrides = overrides
+        self._non_defaults: frozenset[tuple[str, bool]] | None = None
 
     # -- reading ---------------------------------------------------------------------------------
     def enabled(self, name: str) -> bool:
@@ -363,6 +364,19 @@ class FeatureGates(Mapping[str, bool]):
 
     def __len__(self) -> int:
         return len(self._values)
+
+    def non_defaults(self) -> frozenset[tuple[str, bool]]:
+        """The gates whose value is not v1.37.2's default, as (name, value) pairs: what
+        :func:`fastsched.api.load.gate_overrides` answers for these gates. Computed once: the
+        values never change after construction, and the loader asks for every ``load_objects``
+        call (scheduler_perf's runner makes one per pod of a template whose pods all differ,
+        ``foo.com/bar-{{.Index}}``: the pass over every known gate was ~5% of making a pod)."""
+        kept = self._non_defaults
+        if kept is None:
+            kept = self._non_defaults = frozenset(
+                (name, bool(value)) for name, value in self._values.items()
+                if bool(value) != KNOWN_GATES[name].default)
+        return kept
 
     def overrides(self) -> dict[str, bool]:
         """The gates that were given explicitly (their values)."""

@@ -264,3 +264,24 @@ def test_dra_device_taint_gates_reach_the_plugin():
     with pytest.raises(FeatureGateError, match=r"^DRADeviceTaintRules is enabled, but depends on features that "
                                                r"are disabled: \[DRADeviceTaints\]$"):
         FeatureGates("DRADeviceTaints=false")
+
+
+@pytest.mark.parametrize("given", [None, {"SchedulerAsyncPreemption": False},
+                                   {"GenericWorkload": True, "DRADeviceTaints": True, "SchedulerPopFromBackoffQ": False},
+                                   "OpportunisticBatching=false,GenericWorkload=true,DRAWorkloadResourceClaims=true"])
+def test_the_kept_non_defaults_are_the_loaders_gate_overrides(given):
+    # gate_overrides answers a FeatureGates from the pairs it keeps (non_defaults), any other
+    # mapping by reading every gate: both give the same pairs, before and after a pickle round trip
+    import pickle
+
+    from fastsched.api.load import gate_overrides
+
+    gates = FeatureGates(given)
+    by_reading = gate_overrides(dict(gates.items()))
+    assert by_reading == {(n, v) for n, v in gates.items() if v != KNOWN_GATES[n].default}
+    assert gates.non_defaults() == by_reading
+    assert gate_overrides(gates) == by_reading
+    assert gate_overrides(gates) is gate_overrides(gates)  # kept, not recomputed
+    again = pickle.loads(pickle.dumps(gates))
+    assert gate_overrides(again) == by_reading and again == gates
+    assert bool(by_reading) == (given is not None)

@@ -39,7 +39,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..errors import NOT_UTF8_TEXT
-from ..features import KNOWN_GATES
+from ..features import KNOWN_GATES, FeatureGates
 from ..util.collector import collector_paused
 from ._manifest import as_list, type_name
 from .decode import PARSERS as _PARSERS
@@ -355,6 +355,8 @@ def gate_overrides(gates: Mapping[str, bool] | None) -> frozenset:
     decoding can depend on, comparable whatever form the gates were given in."""
     if not gates:
         return frozenset()
+    if type(gates) is FeatureGates:  # (immutable: its answer is kept on it)
+        return gates.non_defaults()
     return frozenset((name, bool(value)) for name, value in gates.items()
                      if name in KNOWN_GATES and bool(value) != KNOWN_GATES[name].default)
 

@@ -452,6 +452,51 @@ class CompiledCycle:
         return self._run_plan(plan, state, pod, snapshot, table, start_index, k, rng, k_of, placement_rows, t0,
                               commit, commit_ctx)
 
+    def evaluate_row(self, state: CycleState, pod: "Pod", snapshot: Any, row: int, rng: Any) -> str | None:
+        """Upstream's evaluateNominatedNode on the kernel: the node name of ``row`` (the pod's
+        nominated node) when ``pod`` passes Filter with nominated pods there, else None, having
+        changed nothing (the caller then takes the plugin-call path, which judges the node again
+        and searches every node). The cycle is :meth:`schedule`'s over the one row: PreFilter as
+        the plan folds it (a pod PreFilter rejects finds no node), and on a pass the end of a
+        placed cycle (the state plugins' PreFilter, the skip sets, the counters).
+
+        Filter with nominated pods on that one node: with no nominated pod of the pod's priority or
+        higher there other than the pod itself (a preemptor's own nomination is on it), upstream's
+        RunFilterPluginsWithNominatedPods is one plain Filter pass, the kernel's verdict; with one,
+        this declines (two passes: the plugin-call path's). So the nominations are asked for
+        this node only (the nominator's dict), not listed and selected for every node as
+        :meth:`_nominated_rows` does for a walk over all of them (that selection cost more than
+        the plugin-call path's whole judgement of the node). Upstream judges the nominated node
+        whatever PreFilter's node names are: a plan that narrows the nodes declines. With one
+        feasible node nothing is drawn from ``rng`` (the kernel draws ties of two or more)."""
+        t0 = _perf_counter()
+        fw = self.fw
+        if fw.pod_nominator is not None:
+            if not type(fw).nominated_filters_vectorizable:
+                self.declined_cycles += 1
+                return None
+            others = fw.nominated_pods_for_node(snapshot.table.node_names[row])
+            if others:
+                prio = 0 if pod.priority is None else int(pod.priority)
+                uid = pod.uid
+                for pi in others:
+                    p = pi.pod.priority
+                    if (0 if p is None else int(p)) >= prio and pi.pod.uid != uid:
+                        self.declined_cycles += 1
+                        return None
+        table = snapshot.table
+        if table is not self._table:
+            self._bind_new_table(table)
+        plan = self._plan_of(pod, table, snapshot)
+        if isinstance(plan, _Declined) or plan.narrowed is not None:
+            self.declined_cycles += 1
+            return None
+        # (one row: numFeasibleNodesToFind(1) is 1, the start index 0 - upstream's nextStartNodeIndex
+        # does not move for the nominated node - and the caller keeps the index as it is)
+        placed = self._run_plan(plan, state, pod, snapshot, table, 0, 1, rng, None,
+                                np.array([row], dtype=np.int64), t0, nominated=_NO_ROWS)
+        return None if placed is None else placed[0]
+
     def _memo_guards(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> tuple:
         """The guard memo's entry for ``spec`` (see ``_guard_memo``): every guard asked once, the
         values of those whose ``column_guard_fixed`` answers True for the pod kept, the others'
@@ -530,11 +575,15 @@ class CompiledCycle:
 
     def _run_plan(self, plan: _Plan, state: CycleState, pod: "Pod", snapshot: Any, table: Any, start_index: int,
                   k: int, rng: Any, k_of: "Callable[[int], int] | None", placement_rows: np.ndarray | None,
-                  t0: float, commit: Any = None, commit_ctx: Any = None) -> Any:
-        """:meth:`schedule` with the plan found: the kernel's walk and the end of the cycle."""
+                  t0: float, commit: Any = None, commit_ctx: Any = None,
+                  nominated: list[int] | None = None) -> Any:
+        """:meth:`schedule` with the plan found: the kernel's walk and the end of the cycle.
+        ``nominated``: the rows of :meth:`_nominated_rows` when the caller knows them (none
+        counting among ``placement_rows``: :meth:`evaluate_row`), else found here."""
         # Filter with nominated pods: the rows of nodes carrying nominated pods of the pod's priority
         # or higher take upstream's two passes (see _walk_nominated); the others the kernel alone
-        nominated = self._nominated_rows(pod, table, state)
+        if nominated is None:
+            nominated = self._nominated_rows(pod, table, state)
         if nominated is None:
             self.declined_cycles += 1
             return None

@@ -782,11 +782,24 @@ class ScheduleOneMixin:
             rec.nodes_total = num_nodes
         # OpportunisticBatching: the profile's batch state and this cycle's number (the queue's)
         bc = None if fw.batch is None else _BatchCycle(fw.batch, signature, self.queue.scheduling_cycle(), rec)
+        nnn = pod.nominated_node_name
+        if (nnn and engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
+                and rec is None and bc is None and placed_in is None):
+            # A pod nominated by an earlier preemption (upstream findNodesThatFitPod, after
+            # PreFilter): its nominated node alone first (evaluateNominatedNode), on the kernel.
+            # Passing, it is the one feasible node: EvaluatedNodes 1 + no status, no scoring, the
+            # next start index unmoved (upstream moves it only after the full search). Else the
+            # plugin-call path below judges it again, then searches every node.
+            row = snapshot.table.row_of.get(nnn)
+            if row is not None:
+                host = engine.evaluate_row(state, pod, snapshot, row, self.rng)
+                if host is not None:
+                    return ScheduleResult(host, 1, 1)
         # a recorded attempt takes the plugin calls: the fused cycle has no per-plugin verdicts; a
         # pod that may get a batching hint, or whose scores the batch keeps, takes them too
         if (engine is not None and engine.enabled and self.use_compiled_cycle and not self.extenders
                 and rec is None and (bc is None or bc.compiled_cycle_can_run())
-                and not pod.nominated_node_name):
+                and not nnn):
             pct = fw.percentage_of_nodes_to_score()
             if pct is None:
                 pct = self.config.percentage_of_nodes_to_score

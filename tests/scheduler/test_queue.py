@@ -959,6 +959,73 @@ def test_keyed_heap_pops_as_the_less_heap(arrivals):
         assert popped_less == popped_keyed and len(popped_less) > 50
 
 
+@pytest.mark.parametrize("windows", [True, False])
+def test_keyed_backoff_q_pops_as_the_less_heaps(windows):
+    """backoffQ given PrioritySort's sort_key (KeyedHeaps: the expiration, then the key) pops as
+    upstream's less-ordered heaps (lessBackoffCompleted, with the QueueSort less inside an ordering
+    window) under random adds to both heaps, updates, deletes, pops of podBackoffQ's head and
+    pops of every completed pod, with expirations, priorities and timestamps that tie."""
+    from fastsched.framework.types import QueuedPodInfo
+    from fastsched.plugins.queuesort import PrioritySort
+    from fastsched.scheduler.backend.queue.backoff_queue import BackoffQueue
+
+    plugin = PrioritySort()
+    rng = random.Random(11)
+    for _ in range(12):
+        clock = VirtualClock(100.0)
+        ref = BackoffQueue(clock, 1.0, 10.0, plugin.less, windows, lambda q, e: None)
+        keyed = BackoffQueue(clock, 1.0, 10.0, plugin.less, windows, lambda q, e: None, plugin.sort_key)
+        assert type(keyed.pod_backoff_q) is KeyedHeap and type(keyed.pod_error_backoff_q) is KeyedHeap
+        # the reference: upstream's less functions on less-ordered heaps
+        if not windows:
+            ref.pod_backoff_q = Heap(lambda a, b: ref.backoff_time(a) < ref.backoff_time(b))
+        ref.pod_error_backoff_q = Heap(lambda a, b: ref.backoff_time(a) < ref.backoff_time(b))
+        assert type(ref.pod_backoff_q) is Heap
+        live: set[str] = set()
+        popped = [], []
+        for step in range(500):
+            op = rng.random()
+            if op < 0.45 or not live:
+                uid = f"p{rng.randrange(120)}"
+                pod = make_pod(uid, uid=uid, priority=rng.choice([None, 0, 5, 10]))
+                fields = (clock.now() - rng.choice((0.0, 0.25, 0.5, 1.0)), rng.randrange(1, 4),
+                          rng.choice((0, 0, 1, 2)), rng.random() < 0.7)
+                for bq, out in zip((ref, keyed), popped):
+                    info = QueuedPodInfo(PodInfo(pod), timestamp=fields[0])
+                    info.unschedulable_count, info.consecutive_errors_count = fields[1], fields[2]
+                    if fields[3]:
+                        info.unschedulable_plugins.add("Fit")
+                    bq.add(info, "test")
+                live.add(uid)
+            elif op < 0.55:
+                uid = rng.choice(sorted(live))
+                pod = make_pod(uid, uid=uid, priority=rng.choice([None, 0, 5, 10]))
+                assert (ref.update(uid, pod) is None) == (keyed.update(uid, pod) is None) is False
+            elif op < 0.65:
+                uid = rng.choice(sorted(live))
+                assert ref.delete(uid) is keyed.delete(uid) is True
+                live.discard(uid)
+            elif op < 0.85:
+                got = [bq.pop_backoff() for bq in (ref, keyed)]
+                assert (got[0] is None) == (got[1] is None)
+                if got[0] is not None:
+                    assert got[0].pod.uid == got[1].pod.uid
+                    popped[0].append(got[0].pod.uid)
+                    popped[1].append(got[1].pod.uid)
+                    live.discard(got[0].pod.uid)
+            else:
+                clock.advance(rng.choice((0.25, 0.5, 1.0)))
+                got = [[p.pod.uid for p in bq.pop_all_backoff_completed()] for bq in (ref, keyed)]
+                assert got[0] == got[1]
+                live.difference_update(got[0])
+                popped[0].extend(got[0])
+                popped[1].extend(got[1])
+            assert [p.pod.uid for p in ref.heads()] == [p.pod.uid for p in keyed.heads()]
+            assert len(ref) == len(keyed) == len(live)
+        assert [p.pod.uid for p in ref.list()] == [p.pod.uid for p in keyed.list()]
+        assert popped[0] == popped[1] and len(popped[0]) > 100
+
+
 def test_sort_key_is_not_trusted_below_an_overridden_less():
     """A QueueSort subclass overriding less() but inheriting sort_key() is ordered by its less()."""
     from fastsched import load_config

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 from ....api.objects import Pod
 from ....framework.podgroups import entity_key
 from ....framework.types import QueuedPodInfo
-from ..heap import Heap
+from ..heap import Heap, KeyedHeap
 
 #: podBackoffQ ordering window (upstream ``backoffQOrderingWindowDuration``)
 BACKOFF_Q_ORDERING_WINDOW = 1.0
@@ -32,15 +32,24 @@ class BackoffQueue:
     """Upstream ``backoffQueue``: podBackoffQ and podErrorBackoffQ, used as one queue, keyed by UID.
 
     ``less_fn`` is the QueueSort ``less`` (the order within an ordering window); ``record(queue,
-    event)`` counts the queue's incoming pods.
+    event)`` counts the queue's incoming pods. ``sort_key``, when given, orders as ``less_fn``
+    (``less_fn(a, b) == (sort_key(a) < sort_key(b))``, the QueueSort plugin's ``sort_key``).
+
+    The heaps: an order that is a sort key (the backoff expiration alone, or it then ``sort_key``)
+    is a :class:`~fastsched.scheduler.backend.heap.KeyedHeap`, whose comparisons are C tuple
+    comparisons; only podBackoffQ with a QueueSort without ``sort_key`` keeps the
+    ``less``-driven :class:`~fastsched.scheduler.backend.heap.Heap`. Both break ties by insertion
+    order and keep it across updates, so the pops are the same. Every entry's fields that the order
+    reads (counts, timestamp, priority) change only while it is out of the heap or through
+    :meth:`update` (``fix``), as activeQ's, so a key computed at push is the one ``less`` would see.
     """
 
     __slots__ = ("clock", "pod_initial_backoff", "pod_max_backoff", "pop_from_backoff_q", "pod_backoff_q",
-                 "pod_error_backoff_q", "_less_fn", "_record", "_initial_ns", "_max_ns")
+                 "pod_error_backoff_q", "_less_fn", "_sort_key", "_record", "_initial_ns", "_max_ns")
 
     def __init__(self, clock: Any, pod_initial_backoff: float, pod_max_backoff: float,
                  less_fn: Callable[[QueuedPodInfo, QueuedPodInfo], bool], pop_from_backoff_q: bool,
-                 record: Callable[[str, str], None]):
+                 record: Callable[[str, str], None], sort_key: Callable[[QueuedPodInfo], Any] | None = None):
         self.clock = clock
         self.pod_initial_backoff = float(pod_initial_backoff)
         self.pod_max_backoff = float(pod_max_backoff)
@@ -48,20 +57,28 @@ class BackoffQueue:
         self._max_ns = round(self.pod_max_backoff * _NS)
         self.pop_from_backoff_q = bool(pop_from_backoff_q)
         self._less_fn = less_fn
+        self._sort_key = sort_key
         self._record = record
-        self.pod_backoff_q = Heap(self._less_backoff_with_priority if self.pop_from_backoff_q
-                                  else self._less_backoff)
-        self.pod_error_backoff_q = Heap(self._less_backoff)
+        # (bound methods, not closures: a fork's deep copy rebinds them to the copied queue)
+        self.pod_backoff_q: Heap | KeyedHeap
+        if not self.pop_from_backoff_q:
+            self.pod_backoff_q = KeyedHeap(self.backoff_time)
+        elif sort_key is None:
+            self.pod_backoff_q = Heap(self._less_backoff_with_priority)
+        else:
+            self.pod_backoff_q = KeyedHeap(self._backoff_sort_key)
+        self.pod_error_backoff_q = KeyedHeap(self.backoff_time)
 
     # -- less functions (upstream lessBackoffCompleted) ----------------------------------------
-    def _less_backoff(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
-        return self.backoff_time(a) < self.backoff_time(b)
-
     def _less_backoff_with_priority(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
         ba, bb = self.backoff_time(a), self.backoff_time(b)
         if ba != bb:
             return ba < bb
         return self._less_fn(a, b)
+
+    def _backoff_sort_key(self, pinfo: QueuedPodInfo) -> tuple[float, Any]:
+        """:meth:`_less_backoff_with_priority` as a key: the expiration, then the QueueSort key."""
+        return self.backoff_time(pinfo), self._sort_key(pinfo)  # type: ignore[misc]
 
     # -- backoff ---------------------------------------------------------------------------------
     def _align_ns(self, t_ns: int) -> int:

@@ -369,7 +369,7 @@ class PriorityQueue(PodGroupQueueMixin, PodNominator, PodActivator):
         self._key_interest: dict[tuple[Any, int], tuple[ClusterEvent, bool]] = {}
 
         self._backoff_q = BackoffQueue(clock, pod_initial_backoff, pod_max_backoff, less_fn, self.pop_from_backoff_q,
-                                       self._record)
+                                       self._record, sort_key)
         self.pod_initial_backoff = self._backoff_q.pod_initial_backoff
         self.pod_max_backoff = self._backoff_q.pod_max_backoff
         self._active_q = ActiveQueue(Heap(self._less_active) if sort_key is None else KeyedHeap(sort_key),

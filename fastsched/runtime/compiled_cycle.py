@@ -84,6 +84,8 @@ SPEC_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead
 _spec_of = attrgetter(*SPEC_FIELDS)
 #: positions in a plan key (see CompiledCycle.schedule): the spec's ids, the node-set version, the guards' values
 _NODE_VERSION_AT = len(SPEC_FIELDS)
+#: range(len(SPEC_FIELDS)): the spec tuple's positions
+_SPEC_POSITIONS = range(len(SPEC_FIELDS))
 _GUARDS_AT = _NODE_VERSION_AT + 1
 _same_objects = _cycle.same_objects
 #: Plan keys kept per framework (least recently used dropped first); a plan holds (C,) arrays and
@@ -351,6 +353,12 @@ class CompiledCycle:
         if all(r is not None for r in reads):
             self._reads = [(self._forms[name], frozenset(r or ())) for name, r in zip(self.plugins, reads)]
             self._read_positions = [tuple(i for i, f in enumerate(SPEC_FIELDS) if f in r) for _, r in self._reads]
+        #: per position in SPEC_FIELDS, the indexes in _reads of the plugins that read that field
+        #: (_read_positions inverted, once per framework): _shared_key_of_last asks the forms of a
+        #: changed field's readers without testing every plugin's positions each cycle
+        self._readers_at: tuple[tuple[int, ...], ...] = tuple(
+            tuple(j for j, positions in enumerate(self._read_positions) if i in positions)
+            for i in range(len(SPEC_FIELDS)))
         #: (plugin's index in _reads, ids of the spec values it reads, node-set version, guards) ->
         #: (those values, the plugin's form): a form depends on no other part of the pod (its
         #: ``column_reads``) nor of the table (the guards, the node-set version). The entry holds
@@ -1481,15 +1489,19 @@ class CompiledCycle:
         _, last_spec, tail, forms, read, shared = last
         if key[len(SPEC_FIELDS):] != tail:
             return None
-        changed = [i for i, (a, b) in enumerate(zip(spec, last_spec)) if a is not b]
-        for i in changed:
-            field = SPEC_FIELDS[i]
-            if field in read or field in _REQUEST_FIELDS:
-                return None
-        changed_at = set(changed)
-        for index, (form_of, _) in enumerate(self._reads or ()):
-            if not changed_at.isdisjoint(self._read_positions[index]):
-                form = form_of(pod, table)
+        readers: list[int] = []   # the plugins reading a changed field (indexes in _reads)
+        readers_at = self._readers_at
+        for i in _SPEC_POSITIONS:
+            if spec[i] is not last_spec[i]:
+                field = SPEC_FIELDS[i]
+                if field in read or field in _REQUEST_FIELDS:
+                    return None
+                readers.extend(readers_at[i])
+        if readers:
+            reads = self._reads or ()
+            # (in plugin order, each once: a plugin reading two changed fields is asked once)
+            for index in (readers if len(readers) == 1 else sorted(set(readers))):
+                form = reads[index][0](pod, table)
                 if form is None or form != forms[index]:
                     return None
         self._last_shared = (table, spec, tail, forms, read, shared)

@@ -335,6 +335,15 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             return FilterVerdicts.from_statuses([self.filter(state, pod, ni) for ni in nodes])
         keys, plugins, uses_name = self._relevant(s)
         rows = np.asarray(nodes.rows, dtype=np.int64)
+        if not keys and not plugins and not uses_name:
+            # FindPodVolumes reads nothing of the node (claims bound to PVs without node affinity,
+            # every cycle of SchedulingInTreePVs; or no claim to bind by topology): one call on no
+            # labels answers every row, one group, no label columns to read or key to build
+            volumes, status = self._find(pod, s, "", {}, None)
+            if volumes is not None and volumes.static_bindings:
+                s.has_static_bindings = True
+            s.vector_results.append((table, rows, _one_group(n), [volumes]))
+            return FilterVerdicts.all_pass(n) if status is None else status
         lister = self._lister
         columns = []
         for key in keys:
@@ -347,22 +356,19 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                 columns.append(migrated_rows(table, lister, plugin, version)[rows].astype(np.int64))
         if uses_name:
             columns.append(np.arange(n, dtype=np.int64))
-        if columns:
-            # one int64 key per row (mixed radix over the columns' code ranges), grouped by np.unique
-            row_key = np.zeros(n, dtype=np.int64)
-            for col in columns:
-                span = int(col.max()) + 2 if n else 1
-                row_key = row_key * span + (col + 1)
-            if n and (row_key == row_key[0]).all():  # one group (e.g. no node has a CSINode): no sort
-                first: list[int] = [0]
-                groups = _one_group(n)
-            else:
-                _, first_at, groups = np.unique(row_key, return_index=True, return_inverse=True)
-                first = first_at.tolist()
-                groups = groups.reshape(-1)
-        else:  # (a bound claim's PV without affinity, every cycle of SchedulingInTreePVs)
-            first = [0]
+        # (columns is not empty: a key, a plugin or the name, see above) one int64 key per row
+        # (mixed radix over the columns' code ranges), grouped by np.unique
+        row_key = np.zeros(n, dtype=np.int64)
+        for col in columns:
+            span = int(col.max()) + 2 if n else 1
+            row_key = row_key * span + (col + 1)
+        if n and (row_key == row_key[0]).all():  # one group (e.g. no node has a CSINode): no sort
+            first: list[int] = [0]
             groups = _one_group(n)
+        else:
+            _, first_at, groups = np.unique(row_key, return_index=True, return_inverse=True)
+            first = first_at.tolist()
+            groups = groups.reshape(-1)
         results: list[PodVolumes | None] = []
         statuses: list[Status | None] = []
         for i in first:
@@ -407,7 +413,10 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
 
     def _score_volumes(self, volumes: PodVolumes | None) -> int:
         """``Score`` for a node's PodVolumes: the class utilizations through the shape, averaged."""
-        if volumes is None:
+        if volumes is None or (not volumes.static_bindings and not volumes.dynamic_provisions):
+            # nothing to bind or provision (claims bound already): upstream's Score fills no
+            # class into classResources, and the scorer answers 0 for an empty map (scorer.go
+            # buildScorerFunction: weightSum == 0)
             return 0
         classes: dict[str, list[int]] = {}   # class -> [requested, capacity]
         if volumes.static_bindings or not self.enable_storage_capacity_scoring:
@@ -453,11 +462,12 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             s = _state(state)
         except KeyError as e:
             return np.zeros(n, dtype=np.int64), Status.from_error(e)
-        out = np.zeros(n, dtype=np.int64)
         if not s.pod_volumes_by_node and not s.vector_results:
-            return out, None   # no node has PodVolumes (a pod without claims, under the gate): 0 everywhere
+            # no node has PodVolumes (a pod without claims, under the gate): 0 everywhere
+            return np.zeros(n, dtype=np.int64), None
         if not s.pod_volumes_by_node and all(entry[0] is nodes.table for entry in s.vector_results):
             return self._score_groups(s, nodes), None
+        out = np.zeros(n, dtype=np.int64)
         scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group
         for i in range(n):
             volumes = s.pod_volumes(nodes.name_at(i))

@@ -82,6 +82,11 @@ CASES = [
      None, [(ERR_REASON_NODE_CONFLICT, ERR_REASON_BIND_CONFLICT), (ERR_REASON_BIND_CONFLICT,),
             (ERR_REASON_BIND_CONFLICT,)]),
     ("pv not found", ["pvc-a"], BOUND, None, [(ERR_REASON_PV_NOT_EXIST,)] * 3),
+    # FindPodVolumes reads nothing of the node (the vectorized Filter's one call for every row)
+    ("two bound, the second's pv not found", ["pvc-a", "pvc-b"],
+     BOUND + [pv_manifest("pv-a", storage_class=WAIT, claim=("default", "pvc-a"), phase="Bound"),
+              pvc_manifest("pvc-b", volume_name="pv-b", bound=True, storage_class=WAIT)],
+     None, [(ERR_REASON_PV_NOT_EXIST,)] * 3),
     ("lost claim", ["pvc-a"], [pvc_manifest("pvc-a", storage_class=WAIT, volume_name="pv-a", phase="Lost")],
      'persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"', None),
     ("static PV matched by affinity", ["pvc-a"],

@@ -2171,13 +2171,21 @@ func version(gates string) Version {
 	return v
 }
 
-// ownerGVR: the resource of each kind fastsched models that can own a ResourceClaim, for the
-// garbage collector's owner lookup in podDeletedClaims (clusterScopedOwner: the cluster-scoped ones)
+// ownerGVR: the resource of each kind fastsched models (fastsched.api.SUPPORTED_KINDS) that can
+// own a ResourceClaim, for the garbage collector's owner lookup in podDeletedClaims
+// (clusterScopedOwner: the cluster-scoped ones, looked up without the claim's namespace). Each is
+// the version the scenarios write (the tracker keeps an object under the resource of the version
+// it was decoded from). Every such kind must be here: the API server serves them all, so the
+// garbage collector's discovery resolves them and an owner of one that does not exist is dangling
+// (fastsched's dra/controller.py _owner_absent looks every modelled kind up); a kind missing here
+// was taken for one the API does not serve, never dangling, so a claim whose owner was, say, a
+// deleted PodDisruptionBudget or PersistentVolume was kept here and deleted by fastsched.
 var ownerGVR = map[string]schema.GroupVersionResource{
 	"Pod":                   {Version: "v1", Resource: "pods"},
 	"ReplicationController": {Version: "v1", Resource: "replicationcontrollers"},
 	"Service":               {Version: "v1", Resource: "services"},
 	"PersistentVolumeClaim": {Version: "v1", Resource: "persistentvolumeclaims"},
+	"PersistentVolume":      {Version: "v1", Resource: "persistentvolumes"},
 	"Node":                  {Version: "v1", Resource: "nodes"},
 	"Namespace":             {Version: "v1", Resource: "namespaces"},
 	"Deployment":            {Group: "apps", Version: "v1", Resource: "deployments"},
@@ -2186,12 +2194,27 @@ var ownerGVR = map[string]schema.GroupVersionResource{
 	"DaemonSet":             {Group: "apps", Version: "v1", Resource: "daemonsets"},
 	"Job":                   {Group: "batch", Version: "v1", Resource: "jobs"},
 	"CronJob":               {Group: "batch", Version: "v1", Resource: "cronjobs"},
+	"PodDisruptionBudget":   {Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
+	"PriorityClass":         {Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"},
+	"RuntimeClass":          {Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"},
+	"StorageClass":          {Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"},
+	"CSINode":               {Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"},
+	"CSIDriver":             {Group: "storage.k8s.io", Version: "v1", Resource: "csidrivers"},
+	"CSIStorageCapacity":    {Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities"},
 	"ResourceClaim":         {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"},
 	"ResourceClaimTemplate": {Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"},
+	"ResourceSlice":         {Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"},
+	"DeviceClass":           {Group: "resource.k8s.io", Version: "v1", Resource: "deviceclasses"},
+	"DeviceTaintRule":       {Group: "resource.k8s.io", Version: "v1", Resource: "devicetaintrules"},
+	"Workload":              {Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "workloads"},
 	"PodGroup":              {Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "podgroups"},
+	"CompositePodGroup":     {Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "compositepodgroups"},
 }
 
-var clusterScopedOwner = map[string]bool{"Node": true, "Namespace": true}
+// (fastsched.api.load._CLUSTER_SCOPED_KINDS)
+var clusterScopedOwner = map[string]bool{"Node": true, "Namespace": true, "PersistentVolume": true,
+	"PriorityClass": true, "RuntimeClass": true, "StorageClass": true, "CSINode": true, "CSIDriver": true,
+	"ResourceSlice": true, "DeviceClass": true, "DeviceTaintRule": true}
 
 func main() {
 	printVersion := flag.Bool("version", false, "print the upstream versions compiled in (JSON) and exit")

@@ -40,10 +40,12 @@ EVENT_RESOURCE_OF_KIND: dict[str, EventResource] = {
     "DeviceTaintRule": EventResource.RESOURCE_SLICE,
 }
 
-#: kinds without a namespace (their key is the name alone)
+#: kinds without a namespace (their key is the name alone; the objects' own ``key`` is, as their
+#: namespace is empty: a kind missing here was stored under its name and looked up under
+#: ``namespace/name``, so ``get_object`` never found a RuntimeClass)
 CLUSTER_SCOPED_KINDS = frozenset({"Node", "Namespace", "PriorityClass", "PersistentVolume", "StorageClass",
                                   "CSINode", "CSIDriver", "VolumeAttachment", "ResourceSlice", "DeviceClass",
-                                  "DeviceTaintRule"})
+                                  "DeviceTaintRule", "RuntimeClass"})
 
 
 def object_key(kind: str, name: str, namespace: str = "") -> str:

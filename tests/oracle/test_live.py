@@ -65,3 +65,35 @@ def test_live_oracle_sees_a_changed_cluster(live_oracle):
         pytest.xfail(skew)
     diffs, _, _ = oracle.check(small, live_oracle)
     assert diffs == []
+
+
+def test_live_owner_of_every_modelled_kind_is_looked_up(live_oracle):
+    """A claim co-owned by a preempted pod and an object of a kind fastsched models is deleted with
+    the pod exactly when that object does not exist or has another uid, on both sides (the
+    recorded preenqueue scenario whose last pod then finds its claim gone, with a co-owner added):
+    every such kind that does not exist (the oracle once took all but 15 for kinds the API does
+    not serve, never dangling), and cluster-scoped owners that exist, found by their name alone
+    (fastsched once looked a RuntimeClass up under the claim's namespace, never finding it)."""
+    from fastsched.api.decode import SUPPORTED_KINDS
+    from fastsched.api.schema import schema_api_version
+
+    (rec,) = [r for r in oracle.read_recorded(Path(__file__).parent / "recorded_named" / "preenqueue.jsonl.gz")
+              if r["scenario"]["id"] == "preenqueue-71029"]
+    held = ['could not find ResourceClaim "default/late-gpus"']
+    existing = {"RuntimeClass": {"handler": "kata"}, "PriorityClass": {"value": 7}, "DeviceClass": {"spec": {}},
+                "StorageClass": {"provisioner": "example.com/fast"}}
+    cases = [(kind, False, False) for kind in SUPPORTED_KINDS]
+    cases += [(kind, True, same) for kind in existing for same in (True, False)]
+    for kind, exists, same in cases:
+        sc = json.loads(json.dumps(rec["scenario"]))
+        if exists:
+            sc["objects"].append({"apiVersion": schema_api_version(kind), "kind": kind,
+                                  "metadata": {"name": "owner", "uid": "uid-owner"}, **existing[kind]})
+        (claim,) = [o for o in (*sc["objects"], *sc["incoming"])
+                    if o.get("kind") == "ResourceClaim" and o["metadata"]["name"] == "late-gpus"]
+        claim["metadata"]["ownerReferences"].append({"apiVersion": schema_api_version(kind), "kind": kind,
+                                                     "name": "owner", "uid": "uid-owner" if same else "uid-other"})
+        diffs, _, theirs = oracle.check(sc, live_oracle)
+        assert not diffs, (kind, exists, same, json.dumps(diffs)[:1000])
+        deleted = any((a.get("gated") or {}).get("reasons") == held for a in theirs["attempts"])
+        assert deleted == (not same), (kind, exists, same)

@@ -109,3 +109,44 @@ def test_a_claim_goes_with_its_last_owner(case):
     assert {p.name for p in current.pods.values()} == {f"p-{i}" for i in range(n)} - {f"p-{i}" for i in order}
     if before_fork is not None:
         assert (_claims(s), {p.name for p in s.pods.values()}) == before_fork
+
+
+#: a cluster-scoped object of each modelled kind a claim's owner reference can name (fastsched.api
+#: load's _CLUSTER_SCOPED_KINDS), with the uid the references below use
+CLUSTER_SCOPED_OWNERS = [
+    {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata", "uid": "uid-owner"},
+     "handler": "kata"},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high", "uid": "uid-owner"},
+     "value": 1000},
+    {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu", "uid": "uid-owner"},
+     "spec": {}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast", "uid": "uid-owner"},
+     "provisioner": "example.com/fast"},
+]
+
+
+def test_a_cluster_scoped_owner_is_found_by_its_name_alone():
+    """An owner of a cluster-scoped kind is looked up without the claim's namespace (upstream's GC:
+    ``isDangling`` gets it cluster-wide): one that exists keeps its claims when the pod co-owning
+    them goes, one under another uid does not. A RuntimeClass was looked up under the claim's
+    namespace (``Scheduler.get_object`` keyed it ``default/kata`` while the store holds ``kata``),
+    so it was never found and its claims went with the pod; the differential oracle, once it looked
+    every modelled kind up, differed on it (preenqueue scenarios 71023, 71029, 72250238 with a
+    RuntimeClass co-owning ``late-gpus``)."""
+    s = Scheduler(seed=0)
+    s.add(make_node("n0", cpu="8", memory="8Gi"))
+    s.add(CLUSTER_SCOPED_OWNERS)
+    for owner in CLUSTER_SCOPED_OWNERS:
+        kind, name = owner["kind"], owner["metadata"]["name"]
+        assert s.get_object(kind, name) is not None, kind  # (the namespace argument is ignored)
+        for uid in ("uid-owner", "uid-other"):
+            s.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                   "metadata": {"name": f"{kind.lower()}-{uid}", "namespace": "default", "ownerReferences": [
+                       {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "uid-p"},
+                       {"apiVersion": owner["apiVersion"], "kind": kind, "name": name, "uid": uid}]},
+                   "spec": {"devices": {"requests": []}}})
+    s.add({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default", "uid": "uid-p"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}})
+    s.run()
+    s.delete_pod(s.get_pod("default", "p"))
+    assert _claims(s) == {f"{o['kind'].lower()}-uid-owner" for o in CLUSTER_SCOPED_OWNERS}

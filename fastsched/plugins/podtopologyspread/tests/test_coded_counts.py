@@ -151,6 +151,24 @@ def test_domains_present_kernel_matches_numpy():
         present, k = ipa.domains_present(code_by_row, rows, n_codes)
         assert present.dtype == np.uint8 and present.tolist() == registered.tolist()
         assert k == int(registered.sum())
+        # stop_at: the distinct in-range codes of a superset of the rows (PreScore's filtered
+        # nodes within all nodes) changes no answer; a smaller one stops after that many codes
+        superset = np.unique(np.concatenate([rows, np.array([rng.randrange(capacity) for _ in range(5)],
+                                                            dtype=np.int64)]))
+        held = code_by_row[superset]
+        held = int(np.unique(held[(held >= 0) & (held < n_codes)]).size)
+        present, k = ipa.domains_present(code_by_row, rows, n_codes, held)
+        assert present.tolist() == registered.tolist() and k == int(registered.sum())
+        if k:
+            stop = rng.randint(1, k)
+            present, k2 = ipa.domains_present(code_by_row, rows, n_codes, stop)
+            seen = [int(c) for c in code_by_row[rows] if 0 <= c < n_codes]
+            first = list(dict.fromkeys(seen))[:stop]  # the first codes met, in row order
+            assert k2 == stop and np.flatnonzero(present).tolist() == sorted(first)
+    with pytest.raises(IndexError, match="outside a column"):
+        ipa.domains_present(np.zeros(3, dtype=np.int64), np.array([3], dtype=np.int64), 2)
+    with pytest.raises(ValueError, match="int64"):
+        ipa.domains_present(np.zeros(3, dtype=np.int32), np.array([0], dtype=np.int64), 2)
 
 
 def _scores_by_upstream_loop(parts, rows) -> list[int]:
@@ -200,6 +218,27 @@ def test_spread_scores_kernel_matches_upstreams_loop():
         out = np.full(len(rows), -7, dtype=np.int64)
         ipa.spread_scores(parts, rows, out)
         assert out.tolist() == _scores_by_upstream_loop(parts, rows)
+    # more parts than the kernel's small buffer (8), and no part (every score 0)
+    capacity = 12
+    parts = [(np.array([rng.randint(-1, 2) for _ in range(capacity)], dtype=np.int32),
+              np.array([rng.randint(0, 5) for _ in range(3)], dtype=np.int64), np.ones(3, dtype=np.uint8),
+              rng.choice((0.5, 0.25, 1.5)), float(rng.randint(0, 3))) for _ in range(11)]
+    rows = np.arange(capacity, dtype=np.int64)
+    out = np.full(capacity, -7, dtype=np.int64)
+    ipa.spread_scores(parts, rows, out)
+    assert out.tolist() == _scores_by_upstream_loop(parts, rows)
+    ipa.spread_scores([], rows, out)
+    assert out.tolist() == [0] * capacity
+    # rounding at the edges: halves away from zero, just below a half, negative sums, big sums
+    codes = np.zeros(1, dtype=np.int32)
+    for weight, count, base in ((1.0, 0, 0.49999999999999994), (1.0, 0, 2.5), (1.0, 0, -2.5), (1.0, 0, -2.4999999999999996),
+                                (0.5, 5, 0.0), (0.5, -5, 0.0), (1.0, 0, 2.0 ** 53 + 2), (1.0, 0, -(2.0 ** 60)),
+                                (0.1, 7, 0.3)):
+        parts = [(codes, np.array([count], dtype=np.int64), np.ones(1, dtype=np.uint8), weight, base)]
+        ipa.spread_scores(parts, np.zeros(1, dtype=np.int64), out)
+        assert out[0] == _scores_by_upstream_loop(parts, np.zeros(1, dtype=np.int64))[0], (weight, count, base)
+    with pytest.raises(IndexError, match="outside a column"):
+        ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), None, 1.0, 0.0)], np.array([1], dtype=np.int64), out)
     codes = np.array([0, 3], dtype=np.int32)
     with pytest.raises(ValueError, match="past the 2 domain counts"):
         ipa.spread_scores([(codes, np.zeros(2, dtype=np.int64), np.ones(3, dtype=np.uint8), 1.0, 0.0)],

@@ -13,6 +13,7 @@ code; codes: (C,) int32, a label column of the table (-1: label absent); rows: (
 (n,) uint8.
 """
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdlib cimport free, malloc
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 cimport numpy as cnp
 
@@ -314,19 +315,22 @@ def domains_present(code_by_row, rows, Py_ssize_t n_codes, Py_ssize_t stop_at=-1
         return present_arr, 0
     if stop_at < 0 or stop_at > n_codes:
         stop_at = n_codes
-    for i in range(n):  # (the memoryview's bounds were not checked either: the rows are the table's)
-        row = r_[i]
-        if row < 0 or row >= width:
-            raise IndexError(f"domains_present: row {row} outside a column of {width} rows")
+    cdef int64_t bad_row = -1
     with nogil:
         if stop_at > 0:
             for i in range(n):
-                code = c_[r_[i]]
+                row = r_[i]
+                if row < 0 or row >= width:  # (checked on the rows visited: the pass stops early)
+                    bad_row = row
+                    break
+                code = c_[row]
                 if 0 <= code < n_codes and not present[code]:
                     present[code] = 1
                     seen += 1
                     if seen >= stop_at:
                         break
+    if bad_row != -1:
+        raise IndexError(f"domains_present: row {bad_row} outside a column of {width} rows")
     return present_arr, seen
 
 
@@ -379,6 +383,9 @@ def spread_scores(list parts, rows, out):
     cdef int64_t count, row
     cdef int32_t code
     cdef Py_ssize_t bad = -1
+    cdef int64_t bad_row = -1
+    cdef int64_t* scores
+    cdef bint no_memory = False
     if cnp.PyArray_DIM(o_arr, 0) < n:
         raise ValueError(f"spread_scores: out has {cnp.PyArray_DIM(o_arr, 0)} entries for {n} rows")
     if k > 8:
@@ -407,31 +414,60 @@ def spread_scores(list parts, rows, out):
                     p.t = cnp.PyArray_DIM(a, 0)
             p.weight = weight
             p.base = base
-        for i in range(n):  # (the memoryviews' bounds were not checked either: the rows are the table's)
-            row = r_[i]
-            if k and (row < 0 or row >= width):
-                raise IndexError(f"spread_scores: row {row} outside a column of {width} rows")
         with nogil:
-            for i in range(n):
-                row = r_[i]
-                s = 0.0
-                for j in range(k):
-                    p = &ps[j]
-                    code = p.codes[row]
-                    if code >= 0:
-                        if p.present == NULL:
-                            count = p.counts[row]
+            if k == 1 and ps[0].present != NULL and ps[0].t <= n:
+                # one constraint by label code (the common soft constraint), fewer codes than rows:
+                # each code's rounded score once (the same sum, 0.0 + term), then a gather
+                p = &ps[0]
+                scores = <int64_t*>malloc((p.t if p.t > 0 else 1) * sizeof(int64_t))
+                if scores == NULL:
+                    no_memory = True
+                else:
+                    for j in range(p.t):
+                        count = p.counts[j] if p.present[j] else 0
+                        scores[j] = _go_round(0.0 + (<double>count * p.weight + p.base))
+                    for i in range(n):
+                        row = r_[i]
+                        if row < 0 or row >= width:
+                            bad_row = row
+                            break
+                        code = p.codes[row]
+                        if code < 0:
+                            o_[i] = 0  # (round(0.0): no term)
                         elif code >= p.t:
                             bad = p.t
                             break
                         else:
-                            count = p.counts[code] if p.present[code] else 0
-                        s = s + (<double>count * p.weight + p.base)
-                if bad >= 0:
-                    break
-                o_[i] = _go_round(s)
+                            o_[i] = scores[code]
+                    free(scores)
+            else:
+                for i in range(n):
+                    row = r_[i]
+                    if k and (row < 0 or row >= width):
+                        bad_row = row
+                        break
+                    s = 0.0
+                    for j in range(k):
+                        p = &ps[j]
+                        code = p.codes[row]
+                        if code >= 0:
+                            if p.present == NULL:
+                                count = p.counts[row]
+                            elif code >= p.t:
+                                bad = p.t
+                                break
+                            else:
+                                count = p.counts[code] if p.present[code] else 0
+                            s = s + (<double>count * p.weight + p.base)
+                    if bad >= 0:
+                        break
+                    o_[i] = _go_round(s)
     finally:
         if ps != small:
             PyMem_Free(ps)
+    if no_memory:
+        raise MemoryError()
+    if bad_row != -1:
+        raise IndexError(f"spread_scores: row {bad_row} outside a column of {width} rows")
     if bad >= 0:
         raise ValueError(f"spread_scores: a label code past the {bad} domain counts")

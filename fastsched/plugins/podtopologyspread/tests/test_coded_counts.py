@@ -239,6 +239,9 @@ def test_spread_scores_kernel_matches_upstreams_loop():
         assert out[0] == _scores_by_upstream_loop(parts, np.zeros(1, dtype=np.int64))[0], (weight, count, base)
     with pytest.raises(IndexError, match="outside a column"):
         ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), None, 1.0, 0.0)], np.array([1], dtype=np.int64), out)
+    with pytest.raises(IndexError, match="outside a column"):  # (one part by code: the per-code table's path)
+        ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.uint8), 1.0, 0.0)],
+                          np.array([0, 1], dtype=np.int64), out)
     codes = np.array([0, 3], dtype=np.int32)
     with pytest.raises(ValueError, match="past the 2 domain counts"):
         ipa.spread_scores([(codes, np.zeros(2, dtype=np.int64), np.ones(3, dtype=np.uint8), 1.0, 0.0)],

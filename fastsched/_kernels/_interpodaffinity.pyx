@@ -16,32 +16,20 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdlib cimport free, malloc
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 cimport numpy as cnp
+from fastsched._kernels._arrays cimport vector
 
 import numpy as np
 
 cnp.import_array()
 
 
-#: the dtypes :func:`_vector`'s callers ask for, by NumPy type number (its error message)
-_TYPE_NAMES = {cnp.NPY_INT64: "int64", cnp.NPY_INT32: "int32", cnp.NPY_UINT8: "uint8"}
-
-
 cdef inline cnp.ndarray _vector(object a, int type_num, bint writable, str what):
     """``a`` as a 1-d C-contiguous native-order array of ``type_num`` (writable when asked), else
     ValueError (TypeError for a non-array): what a ``T[::1]`` memoryview argument accepts of a NumPy
-    array, checked without acquiring a buffer. The per-cycle kernels below take PreScore's and
-    Score's small arrays (one domain per topology value: often a handful of entries), where making
-    a memoryview cost more than the loop."""
-    if not cnp.PyArray_Check(a):
-        raise TypeError(f"{what}: a NumPy array expected, got {type(a).__name__}")
-    cdef cnp.ndarray arr = <cnp.ndarray>a
-    if (cnp.PyArray_NDIM(arr) != 1 or cnp.PyArray_TYPE(arr) != type_num
-            or not cnp.PyArray_IS_C_CONTIGUOUS(arr) or not cnp.PyArray_ISNOTSWAPPED(arr)):
-        raise ValueError(f"{what}: a 1-d C-contiguous native {_TYPE_NAMES.get(type_num, type_num)} "
-                         f"array expected, got {a.dtype} of shape {a.shape}")
-    if writable and not cnp.PyArray_ISWRITEABLE(arr):
-        raise ValueError(f"{what}: buffer source array is read-only")
-    return arr
+    array, checked without acquiring a buffer (``_arrays.vector``). The per-cycle kernels below take
+    PreScore's and Score's small arrays (one domain per topology value: often a handful of entries),
+    where making a memoryview cost more than the loop."""
+    return vector(a, type_num, writable, True, what)
 
 #: ``bits`` flags
 cdef enum:
@@ -315,13 +303,14 @@ def domains_present(code_by_row, rows, Py_ssize_t n_codes, Py_ssize_t stop_at=-1
         return present_arr, 0
     if stop_at < 0 or stop_at > n_codes:
         stop_at = n_codes
-    cdef int64_t bad_row = -1
+    cdef int64_t bad_row = 0
+    cdef bint row_bad = False
     with nogil:
         if stop_at > 0:
             for i in range(n):
                 row = r_[i]
                 if row < 0 or row >= width:  # (checked on the rows visited: the pass stops early)
-                    bad_row = row
+                    bad_row, row_bad = row, True
                     break
                 code = c_[row]
                 if 0 <= code < n_codes and not present[code]:
@@ -329,7 +318,7 @@ def domains_present(code_by_row, rows, Py_ssize_t n_codes, Py_ssize_t stop_at=-1
                     seen += 1
                     if seen >= stop_at:
                         break
-    if bad_row != -1:
+    if row_bad:
         raise IndexError(f"domains_present: row {bad_row} outside a column of {width} rows")
     return present_arr, seen
 
@@ -383,7 +372,8 @@ def spread_scores(list parts, rows, out):
     cdef int64_t count, row
     cdef int32_t code
     cdef Py_ssize_t bad = -1
-    cdef int64_t bad_row = -1
+    cdef int64_t bad_row = 0
+    cdef bint row_bad = False
     cdef int64_t* scores
     cdef bint no_memory = False
     if cnp.PyArray_DIM(o_arr, 0) < n:
@@ -429,7 +419,7 @@ def spread_scores(list parts, rows, out):
                     for i in range(n):
                         row = r_[i]
                         if row < 0 or row >= width:
-                            bad_row = row
+                            bad_row, row_bad = row, True
                             break
                         code = p.codes[row]
                         if code < 0:
@@ -444,7 +434,7 @@ def spread_scores(list parts, rows, out):
                 for i in range(n):
                     row = r_[i]
                     if k and (row < 0 or row >= width):
-                        bad_row = row
+                        bad_row, row_bad = row, True
                         break
                     s = 0.0
                     for j in range(k):
@@ -467,7 +457,7 @@ def spread_scores(list parts, rows, out):
             PyMem_Free(ps)
     if no_memory:
         raise MemoryError()
-    if bad_row != -1:
+    if row_bad:
         raise IndexError(f"spread_scores: row {bad_row} outside a column of {width} rows")
     if bad >= 0:
         raise ValueError(f"spread_scores: a label code past the {bad} domain counts")

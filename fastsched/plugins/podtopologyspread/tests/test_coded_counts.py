@@ -165,8 +165,9 @@ def test_domains_present_kernel_matches_numpy():
             seen = [int(c) for c in code_by_row[rows] if 0 <= c < n_codes]
             first = list(dict.fromkeys(seen))[:stop]  # the first codes met, in row order
             assert k2 == stop and np.flatnonzero(present).tolist() == sorted(first)
-    with pytest.raises(IndexError, match="outside a column"):
-        ipa.domains_present(np.zeros(3, dtype=np.int64), np.array([3], dtype=np.int64), 2)
+    for bad in (3, -1):
+        with pytest.raises(IndexError, match="outside a column"):
+            ipa.domains_present(np.zeros(3, dtype=np.int64), np.array([bad], dtype=np.int64), 2)
     with pytest.raises(ValueError, match="int64"):
         ipa.domains_present(np.zeros(3, dtype=np.int32), np.array([0], dtype=np.int64), 2)
 
@@ -239,11 +240,75 @@ def test_spread_scores_kernel_matches_upstreams_loop():
         assert out[0] == _scores_by_upstream_loop(parts, np.zeros(1, dtype=np.int64))[0], (weight, count, base)
     with pytest.raises(IndexError, match="outside a column"):
         ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), None, 1.0, 0.0)], np.array([1], dtype=np.int64), out)
-    with pytest.raises(IndexError, match="outside a column"):  # (one part by code: the per-code table's path)
-        ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.uint8), 1.0, 0.0)],
-                          np.array([0, 1], dtype=np.int64), out)
+    for bad in (1, -1):  # (one part by code: the per-code table's path; then the general one)
+        with pytest.raises(IndexError, match="outside a column"):
+            ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.uint8), 1.0, 0.0)],
+                              np.array([0, bad], dtype=np.int64), out)
+        with pytest.raises(IndexError, match="outside a column"):
+            ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), None, 1.0, 0.0)], np.array([bad], dtype=np.int64), out)
     codes = np.array([0, 3], dtype=np.int32)
     with pytest.raises(ValueError, match="past the 2 domain counts"):
         ipa.spread_scores([(codes, np.zeros(2, dtype=np.int64), np.ones(3, dtype=np.uint8), 1.0, 0.0)],
                           np.array([0, 1], dtype=np.int64), np.zeros(2, dtype=np.int64))
 
+
+
+def _cleared_by_numpy(checks, rows, mask, first):
+    """``_table.clear_failing``'s mask, a check at a time over the whole window (its definition)."""
+    out = mask.copy()
+    if first:
+        out[rows] = 1
+    for counts, column, absent_ok, lo, hi in checks:
+        for r in rows.tolist():
+            if not out[r]:
+                continue
+            d = int(column[r])
+            if d < 0:
+                if not absent_ok:
+                    out[r] = 0
+                continue
+            c = int(counts[d]) if d < len(counts) else 0
+            if c < lo or c > hi:
+                out[r] = 0
+    return out
+
+
+def test_clear_failing_kernel_matches_a_pass_per_check():
+    """``_table.clear_failing`` (the compiled cycle's window Filter of PodTopologySpread and
+    InterPodAffinity) against a pass per check: random columns with absent labels, counts shorter
+    than the codes, strided rows and counts, repeated rows, set (first) or ANDed into a random mask,
+    more checks than its small buffer; out-of-range rows (negative too) and dtypes refused."""
+    from fastsched._kernels import _table
+    rng = random.Random(5)
+    for _ in range(300):
+        capacity = rng.randint(1, 30)
+        checks = []
+        for _ in range(rng.choice((0, 1, 1, 2, 3, 6))):
+            v = rng.randint(1, 6)
+            column = np.array([rng.randint(-1, v) for _ in range(capacity)], dtype=np.int32)
+            counts = np.array([rng.randint(-2, 9) for _ in range(2 * v)], dtype=np.int64)
+            counts = counts[::2] if rng.random() < 0.5 else counts[:rng.randint(0, v)]  # strided, or short
+            lo = rng.choice((-(1 << 63), 0, 2))
+            checks.append((counts, column, rng.random() < 0.5, lo, lo + rng.randint(0, 6)))
+        rows = np.array([rng.randrange(capacity) for _ in range(rng.randint(0, 2 * capacity))], dtype=np.int64)
+        if rng.random() < 0.3:
+            rows = np.repeat(rows, 2)[::2]  # a strided view
+        mask = np.array([rng.random() < 0.7 for _ in range(capacity)], dtype=np.uint8)
+        first = rng.random() < 0.5
+        expected = _cleared_by_numpy(checks, rows, mask, first)
+        _table.clear_failing(checks, rows, mask, first)
+        assert mask.tolist() == expected.tolist()
+    column = np.zeros(2, dtype=np.int32)
+    for bad in (2, -1):
+        with pytest.raises(IndexError, match="outside the mask"):
+            _table.clear_failing([], np.array([bad], dtype=np.int64), np.zeros(2, dtype=np.uint8), True)
+    with pytest.raises(IndexError, match="outside a label column"):
+        _table.clear_failing([(np.zeros(1, dtype=np.int64), column, False, 0, 0)], np.array([2], dtype=np.int64),
+                             np.zeros(3, dtype=np.uint8), True)
+    with pytest.raises(ValueError, match="int32"):
+        _table.clear_failing([(np.zeros(1, dtype=np.int64), column.astype(np.int64), False, 0, 0)],
+                             np.array([0], dtype=np.int64), np.zeros(2, dtype=np.uint8), True)
+    with pytest.raises(ValueError, match="read-only"):
+        ro = np.zeros(2, dtype=np.uint8)
+        ro.setflags(write=False)
+        _table.clear_failing([], np.array([0], dtype=np.int64), ro, True)

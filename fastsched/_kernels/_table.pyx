@@ -724,24 +724,64 @@ def clear_failing(list checks, rows, mask, bint first):
         raise IndexError(f"clear_failing: row {bad_row} outside the mask's {cap} rows")
 
 
-def two_smallest(const int64_t[:] counts):
+cdef inline void _two_smallest(const int64_t* counts, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t* first_out,
+                               Py_ssize_t* second_out) noexcept nogil:
+    """:func:`two_smallest` over ``counts[i * stride]``, ``0 <= i < n``."""
+    cdef Py_ssize_t i, first = -1, second = -1
+    cdef int64_t c, low = 0, next_low = 0
+    if n > 0:
+        first, low = 0, counts[0]
+    for i in range(1, n):
+        c = counts[i * stride]
+        if c < low:
+            second, next_low = first, low
+            first, low = i, c
+        elif second < 0 or c < next_low:
+            second, next_low = i, c
+    first_out[0], second_out[0] = first, second
+
+
+def two_smallest(counts):
     """``(first, second)``: the positions of the smallest and the second smallest ``(counts[i], i)``
     (the earlier of equal counts first); -1 for none (fewer than one or two entries). One pass:
     PodTopologySpread's critical paths over many domains (upstream ``criticalPaths.update`` over
-    the domains in order keeps the same two)."""
-    cdef Py_ssize_t n = counts.shape[0], i, first = -1, second = -1
-    cdef int64_t c, low, next_low
-    if n == 0:
-        return -1, -1
-    first, low = 0, counts[0]
+    the domains in order keeps the same two). counts: (n,) int64, 1-d (strided allowed)."""
+    cdef cnp.ndarray a = vector(counts, cnp.NPY_INT64, False, False, "two_smallest counts")
+    cdef Py_ssize_t first, second, stride = stride_of(a)
     with nogil:
-        for i in range(1, n):
-            c = counts[i]
-            if c < low:
-                second, next_low = first, low
-                first, low = i, c
-            elif second < 0 or c < next_low:
-                second, next_low = i, c
+        _two_smallest(<const int64_t*>cnp.PyArray_DATA(a), stride, cnp.PyArray_DIM(a, 0), &first, &second)
+    return first, second
+
+
+def gather_two_smallest(by_code, codes, out):
+    """``out[j] = by_code[codes[j]]`` for every j, then :func:`two_smallest` of ``out``, in one
+    pass: PodTopologySpread's PreFilter over many domains (a hostname constraint: one per node),
+    the domains' counts in first-appearance order (``codes``) from the counts by label code, and
+    their critical paths, instead of a NumPy gather and a second pass. by_code: (V,) int64; codes:
+    (D,) int64, each in ``[0, V)`` (IndexError otherwise); out: (>= D,) int64, writable; all 1-d
+    C-contiguous."""
+    cdef cnp.ndarray b_arr = vector(by_code, cnp.NPY_INT64, False, True, "gather_two_smallest by_code")
+    cdef cnp.ndarray c_arr = vector(codes, cnp.NPY_INT64, False, True, "gather_two_smallest codes")
+    cdef cnp.ndarray o_arr = vector(out, cnp.NPY_INT64, True, True, "gather_two_smallest out")
+    cdef const int64_t* b_ = <const int64_t*>cnp.PyArray_DATA(b_arr)
+    cdef const int64_t* c_ = <const int64_t*>cnp.PyArray_DATA(c_arr)
+    cdef int64_t* o_ = <int64_t*>cnp.PyArray_DATA(o_arr)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(c_arr, 0), v = cnp.PyArray_DIM(b_arr, 0), j, first, second
+    cdef int64_t code, bad_code = 0
+    cdef bint bad = False
+    if cnp.PyArray_DIM(o_arr, 0) < n:
+        raise ValueError(f"gather_two_smallest: out has {cnp.PyArray_DIM(o_arr, 0)} entries for {n} codes")
+    with nogil:
+        for j in range(n):
+            code = c_[j]
+            if code < 0 or code >= v:
+                bad, bad_code = True, code
+                break
+            o_[j] = b_[code]
+        if not bad:
+            _two_smallest(o_, 1, n, &first, &second)
+    if bad:
+        raise IndexError(f"gather_two_smallest: code {bad_code} outside the {v} counts")
     return first, second
 
 

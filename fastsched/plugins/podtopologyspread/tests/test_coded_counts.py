@@ -109,6 +109,24 @@ def test_critical_paths_of_many_domains(seed):
         first, second = sorted(range(n), key=lambda i: (counts[i], i))[:2]
         assert _critical_paths(values, codes, counts).as_tuple() == \
             ((values[codes[first]], int(counts[first])), (values[codes[second]], int(counts[second])))
+        # PreFilter's one pass: the counts gathered by code from the counts by label code, and the
+        # same two positions (by_code: the codes' counts scattered over 200 label codes)
+        from fastsched._kernels import _table
+        by_code = np.zeros(200, dtype=np.int64)
+        by_code[codes] = counts
+        out = np.full(n + rng.randint(0, 3), -9, dtype=np.int64)
+        assert _table.gather_two_smallest(by_code, codes, out) == (first, second)
+        assert out[:n].tolist() == counts.tolist()
+        assert _table.two_smallest(counts[::-1]) == _table.two_smallest(counts[::-1].copy())  # strided
+    from fastsched._kernels import _table
+    assert _table.gather_two_smallest(np.zeros(3, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                                      np.zeros(0, dtype=np.int64)) == (-1, -1)
+    assert _table.gather_two_smallest(np.array([4, 2], dtype=np.int64), np.array([0], dtype=np.int64),
+                                      np.zeros(1, dtype=np.int64)) == (0, -1)
+    for bad in (3, -1):
+        with pytest.raises(IndexError, match="outside the 3 counts"):
+            _table.gather_two_smallest(np.zeros(3, dtype=np.int64), np.array([0, bad], dtype=np.int64),
+                                       np.zeros(2, dtype=np.int64))
 
 
 def _normalized_by_numpy(scores: np.ndarray) -> np.ndarray:

@@ -251,6 +251,8 @@ cdef class BindCommit:
                     sub._bump(table, row, 1)
         if flags & self.flag_required_anti:
             table.total_pods_with_req_anti += 1
+        if flags & self.flag_terminating:
+            table.total_terminating_pods += 1
         if flags & self.flag_host_ports:
             table._count_ports(row, d.host_ports, 1)
         lst = table._row_lists.get(row)

@@ -12,9 +12,11 @@ Shapes: ``C`` table rows, ``n`` window rows, ``V`` label values of a key. counts
 code; codes: (C,) int32, a label column of the table (-1: label absent); rows: (n,) int64; bits:
 (n,) uint8.
 """
-from libc.math cimport round
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdlib cimport free, malloc
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t
 cimport numpy as cnp
+from fastsched._kernels._arrays cimport vector
 
 import numpy as np
 
@@ -24,19 +26,10 @@ cnp.import_array()
 cdef inline cnp.ndarray _vector(object a, int type_num, bint writable, str what):
     """``a`` as a 1-d C-contiguous native-order array of ``type_num`` (writable when asked), else
     ValueError (TypeError for a non-array): what a ``T[::1]`` memoryview argument accepts of a NumPy
-    array, checked without acquiring a buffer. The per-cycle kernels below take PreScore's and
-    Score's small arrays (one domain per topology value: often a handful of entries), where making
-    a memoryview cost more than the loop."""
-    if not cnp.PyArray_Check(a):
-        raise TypeError(f"{what}: a NumPy array expected, got {type(a).__name__}")
-    cdef cnp.ndarray arr = <cnp.ndarray>a
-    if (cnp.PyArray_NDIM(arr) != 1 or cnp.PyArray_TYPE(arr) != type_num
-            or not cnp.PyArray_IS_C_CONTIGUOUS(arr) or not cnp.PyArray_ISNOTSWAPPED(arr)):
-        raise ValueError(f"{what}: a 1-d C-contiguous native {'int64' if type_num == cnp.NPY_INT64 else 'int32'} "
-                         f"array expected, got {a.dtype} of shape {a.shape}")
-    if writable and not cnp.PyArray_ISWRITEABLE(arr):
-        raise ValueError(f"{what}: buffer source array is read-only")
-    return arr
+    array, checked without acquiring a buffer (``_arrays.vector``). The per-cycle kernels below take
+    PreScore's and Score's small arrays (one domain per topology value: often a handful of entries),
+    where making a memoryview cost more than the loop."""
+    return vector(a, type_num, writable, True, what)
 
 #: ``bits`` flags
 cdef enum:
@@ -287,76 +280,184 @@ def weighted_domain_sums(list counts, list weights, Py_ssize_t n_values):
     return sums_arr, present_arr, any_hit != 0
 
 
-def domains_present(const int64_t[::1] code_by_row, const int64_t[::1] rows, Py_ssize_t n_codes):
+def domains_present(code_by_row, rows, Py_ssize_t n_codes, Py_ssize_t stop_at=-1):
     """``(present, k)``: ``present`` (n_codes,) uint8, 1 for each code ``0 .. n_codes - 1`` some row
     of ``rows`` has in ``code_by_row`` (C,), and ``k`` how many are; codes outside ``[0, n_codes)``
-    are not counted, and the pass stops once every code is seen. PodTopologySpread's PreScore: the
-    domains its filtered nodes register (the last code: the ``""`` domain of nodes without the key,
-    when virtual)."""
-    cdef Py_ssize_t n = rows.shape[0], i, seen = 0
-    cdef int64_t code
-    present_arr = np.zeros(max(n_codes, 0), dtype=np.uint8)
+    are not counted, and the pass stops once ``stop_at`` codes are seen (every code when negative
+    or past ``n_codes``). PodTopologySpread's PreScore: the domains its filtered nodes register (the
+    last code: the ``""`` domain of nodes without the key, when virtual); its caller passes as
+    ``stop_at`` how many codes the rows can hold at all (the distinct codes of every node: the
+    virtual code, held by no node when every node has the key, would otherwise keep the pass going
+    to the last row). code_by_row: (C,) int64; rows: (n,) int64 (1-d C-contiguous, checked without
+    a buffer, as :func:`_vector`)."""
+    cdef cnp.ndarray c_arr = _vector(code_by_row, cnp.NPY_INT64, False, "domains_present code_by_row")
+    cdef cnp.ndarray r_arr = _vector(rows, cnp.NPY_INT64, False, "domains_present rows")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(r_arr, 0), width = cnp.PyArray_DIM(c_arr, 0), i, seen = 0
+    cdef const int64_t* c_ = <const int64_t*>cnp.PyArray_DATA(c_arr)
+    cdef const int64_t* r_ = <const int64_t*>cnp.PyArray_DATA(r_arr)
+    cdef cnp.npy_intp dim = n_codes if n_codes > 0 else 0
+    cdef cnp.ndarray present_arr = cnp.PyArray_ZEROS(1, &dim, cnp.NPY_UINT8, 0)
+    cdef uint8_t* present = <uint8_t*>cnp.PyArray_DATA(present_arr)
+    cdef int64_t code, row
     if n_codes <= 0:
         return present_arr, 0
-    cdef uint8_t[::1] present = present_arr
+    if stop_at < 0 or stop_at > n_codes:
+        stop_at = n_codes
+    cdef int64_t bad_row = 0
+    cdef bint row_bad = False
     with nogil:
-        for i in range(n):
-            code = code_by_row[rows[i]]
-            if 0 <= code < n_codes and not present[code]:
-                present[code] = 1
-                seen += 1
-                if seen == n_codes:
+        if stop_at > 0:
+            for i in range(n):
+                row = r_[i]
+                if row < 0 or row >= width:  # (checked on the rows visited: the pass stops early)
+                    bad_row, row_bad = row, True
                     break
+                code = c_[row]
+                if 0 <= code < n_codes and not present[code]:
+                    present[code] = 1
+                    seen += 1
+                    if seen >= stop_at:
+                        break
+    if row_bad:
+        raise IndexError(f"domains_present: row {bad_row} outside a column of {width} rows")
     return present_arr, seen
 
 
-def spread_scores(list parts, const int64_t[::1] rows, int64_t[::1] out):
+cdef inline int64_t _go_round(double x) noexcept nogil:
+    """``int64(math.Round(x))`` for ``|x| < 2**63``: the nearest integer, halves away from zero,
+    without libm's ``round`` call. ``x - trunc(x)`` is exact for every finite double (the fraction
+    of ``|x| < 1`` is ``x``; above, ``trunc(x)`` and ``x`` are within a factor 2: Sterbenz), so the
+    comparison with 0.5 decides as ``round`` does."""
+    cdef int64_t t = <int64_t>x  # toward zero
+    cdef double f = x - <double>t
+    if f >= 0.5:
+        t += 1
+    elif f <= -0.5:
+        t -= 1
+    return t
+
+
+cdef struct _SpreadPart:
+    const int32_t* codes       # (C,) the constraint's label column
+    const int64_t* counts      # (C,) per row (present NULL) or (V,) per label code
+    const uint8_t* present     # (V,) registered label codes, or NULL
+    Py_ssize_t t               # codes below it index counts/present (present: min of both lengths)
+    double weight
+    double base
+
+
+def spread_scores(list parts, rows, out):
     """PodTopologySpread's Score for each row of ``rows`` (upstream ``Score``): ``out[i] =
     round(sum)``, half away from zero (Go's ``math.Round``), of one term ``float64(count) * weight +
     base`` per part, in the parts' order, from ``sum = 0.0``, for the parts whose label code at the
     row is not negative. A part is ``(codes, counts, present, weight, base)``: ``codes`` (C,) int32
     is the constraint's label column; with ``present`` None, ``counts`` (C,) int64 is per row (a
-    hostname constraint: each node is its own domain); else ``counts`` and ``present`` (uint8) are
-    per label code, the count of a code ``present`` does not mark being 0 (a domain no filtered
-    node registered). Built with ``-ffp-contract=off``: the same float64 operations in the same
-    order as upstream's loop, so the sums and their rounding are bit-equal. A code past ``counts``
-    or ``present`` is an error (the caller's arrays cover the table's label values)."""
-    cdef Py_ssize_t n = rows.shape[0], i, t = 0
-    cdef const int32_t[::1] codes
-    cdef const int64_t[::1] counts
-    cdef const uint8_t[::1] present
-    cdef double weight, base
+    hostname constraint: each node is its own domain); else ``counts`` (int64) and ``present``
+    (uint8) are per label code, the count of a code ``present`` does not mark being 0 (a domain no
+    filtered node registered). Built with ``-ffp-contract=off``: the same float64 operations in the
+    same order as upstream's loop, so the sums and their rounding are bit-equal. A code past
+    ``counts`` or ``present`` is an error (the caller's arrays cover the table's label values).
+    rows: (n,) int64; out: (>= n,) int64, writable; all 1-d C-contiguous (checked without a buffer,
+    as :func:`_vector`: Score's per-cycle call, where the memoryviews cost more than the rows)."""
+    cdef cnp.ndarray r_arr = _vector(rows, cnp.NPY_INT64, False, "spread_scores rows")
+    cdef cnp.ndarray o_arr = _vector(out, cnp.NPY_INT64, True, "spread_scores out")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(r_arr, 0), k = len(parts), i, j, width = -1, t
+    cdef const int64_t* r_ = <const int64_t*>cnp.PyArray_DATA(r_arr)
+    cdef int64_t* o_ = <int64_t*>cnp.PyArray_DATA(o_arr)
+    cdef _SpreadPart[8] small
+    cdef _SpreadPart* ps = small
+    cdef _SpreadPart* p
+    cdef cnp.ndarray a
+    cdef double s
     cdef int64_t count, row
     cdef int32_t code
-    cdef bint bad = False
-    if out.shape[0] < n:
-        raise ValueError(f"spread_scores: out has {out.shape[0]} entries for {n} rows")
-    sums_arr = np.zeros(n, dtype=np.float64)
-    cdef double[::1] sums = sums_arr
-    for part in parts:
-        codes_obj, counts_obj, present_obj, weight, base = part
-        codes = codes_obj
-        counts = counts_obj
-        if present_obj is None:
-            with nogil:
-                for i in range(n):
-                    row = rows[i]
-                    if codes[row] >= 0:
-                        sums[i] = sums[i] + (<double>counts[row] * weight + base)
-        else:
-            present = present_obj
-            t = counts.shape[0] if counts.shape[0] < present.shape[0] else present.shape[0]
-            with nogil:
-                for i in range(n):
-                    code = codes[rows[i]]
-                    if code >= 0:
-                        if code >= t:
-                            bad = True
+    cdef Py_ssize_t bad = -1
+    cdef int64_t bad_row = 0
+    cdef bint row_bad = False
+    cdef int64_t* scores
+    cdef bint no_memory = False
+    if cnp.PyArray_DIM(o_arr, 0) < n:
+        raise ValueError(f"spread_scores: out has {cnp.PyArray_DIM(o_arr, 0)} entries for {n} rows")
+    if k > 8:
+        ps = <_SpreadPart*>PyMem_Malloc(k * sizeof(_SpreadPart))
+        if ps == NULL:
+            raise MemoryError()
+    try:
+        for j in range(k):  # (the arrays stay alive: ``parts`` holds them for the call)
+            codes_obj, counts_obj, present_obj, weight, base = parts[j]
+            p = &ps[j]
+            a = _vector(codes_obj, cnp.NPY_INT32, False, "spread_scores codes")
+            p.codes = <const int32_t*>cnp.PyArray_DATA(a)
+            if width < 0 or cnp.PyArray_DIM(a, 0) < width:
+                width = cnp.PyArray_DIM(a, 0)
+            a = _vector(counts_obj, cnp.NPY_INT64, False, "spread_scores counts")
+            p.counts = <const int64_t*>cnp.PyArray_DATA(a)
+            p.t = cnp.PyArray_DIM(a, 0)
+            if present_obj is None:
+                p.present = NULL
+                if p.t < width or width < 0:
+                    width = p.t
+            else:
+                a = _vector(present_obj, cnp.NPY_UINT8, False, "spread_scores present")
+                p.present = <const uint8_t*>cnp.PyArray_DATA(a)
+                if cnp.PyArray_DIM(a, 0) < p.t:
+                    p.t = cnp.PyArray_DIM(a, 0)
+            p.weight = weight
+            p.base = base
+        with nogil:
+            if k == 1 and ps[0].present != NULL and ps[0].t <= n:
+                # one constraint by label code (the common soft constraint), fewer codes than rows:
+                # each code's rounded score once (the same sum, 0.0 + term), then a gather
+                p = &ps[0]
+                scores = <int64_t*>malloc((p.t if p.t > 0 else 1) * sizeof(int64_t))
+                if scores == NULL:
+                    no_memory = True
+                else:
+                    for j in range(p.t):
+                        count = p.counts[j] if p.present[j] else 0
+                        scores[j] = _go_round(0.0 + (<double>count * p.weight + p.base))
+                    for i in range(n):
+                        row = r_[i]
+                        if row < 0 or row >= width:
+                            bad_row, row_bad = row, True
                             break
-                        count = counts[code] if present[code] else 0
-                        sums[i] = sums[i] + (<double>count * weight + base)
-            if bad:
-                raise ValueError(f"spread_scores: a label code past the {t} domain counts")
-    with nogil:
-        for i in range(n):
-            out[i] = <int64_t>round(sums[i])
+                        code = p.codes[row]
+                        if code < 0:
+                            o_[i] = 0  # (round(0.0): no term)
+                        elif code >= p.t:
+                            bad = p.t
+                            break
+                        else:
+                            o_[i] = scores[code]
+                    free(scores)
+            else:
+                for i in range(n):
+                    row = r_[i]
+                    if k and (row < 0 or row >= width):
+                        bad_row, row_bad = row, True
+                        break
+                    s = 0.0
+                    for j in range(k):
+                        p = &ps[j]
+                        code = p.codes[row]
+                        if code >= 0:
+                            if p.present == NULL:
+                                count = p.counts[row]
+                            elif code >= p.t:
+                                bad = p.t
+                                break
+                            else:
+                                count = p.counts[code] if p.present[code] else 0
+                            s = s + (<double>count * p.weight + p.base)
+                    if bad >= 0:
+                        break
+                    o_[i] = _go_round(s)
+    finally:
+        if ps != small:
+            PyMem_Free(ps)
+    if no_memory:
+        raise MemoryError()
+    if row_bad:
+        raise IndexError(f"spread_scores: row {bad_row} outside a column of {width} rows")
+    if bad >= 0:
+        raise ValueError(f"spread_scores: a label code past the {bad} domain counts")

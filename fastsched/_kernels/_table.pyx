@@ -35,7 +35,13 @@ row; one that fell more than L entries behind refreshes everything. The log's id
 reader holding another table's position starts afresh. Writers: :meth:`Accounts._account` here,
 ``NodeTable._touch`` and ``NodeTable.add_nodes`` (``NodeTable._log_rows``).
 """
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+cimport numpy as cnp
+
+from fastsched._kernels._arrays cimport stride_of, vector
+
+cnp.import_array()
 
 #: ``pod_flags`` bits
 FLAG_AFFINITY = 1          # pod (anti-)affinity terms
@@ -600,7 +606,44 @@ def skew_verdicts_at(const int32_t[::1] codes, const int64_t[:] rows, const int6
     return out_codes, out_reasons
 
 
-def clear_failing(list checks, const int64_t[:] rows, uint8_t[::1] mask, bint first):
+cdef struct _CountCheck:
+    const int64_t* counts      # (V,) by label code, stride ``counts_stride`` elements
+    Py_ssize_t counts_stride
+    Py_ssize_t v               # len(counts): a code past it reads 0
+    const int32_t* column      # (C,) label codes by row (-1: label absent)
+    Py_ssize_t width           # len(column)
+    bint absent_ok
+    int64_t lo, hi
+
+
+cdef inline void _one_check(const _CountCheck* ch, const int64_t* r_, Py_ssize_t rs, Py_ssize_t n, uint8_t* m_,
+                            Py_ssize_t cap, bint first, int64_t* bad_row, bint* bad, int64_t* bad_width) noexcept nogil:
+    """:func:`clear_failing`'s pass with one check (the same rules, the check's fields local)."""
+    cdef const int64_t* counts = ch.counts
+    cdef const int32_t* column = ch.column
+    cdef Py_ssize_t cs = ch.counts_stride, v = ch.v, width = ch.width, i
+    cdef bint absent_ok = ch.absent_ok
+    cdef int64_t lo = ch.lo, hi = ch.hi, row, c
+    cdef int32_t code
+    for i in range(n):
+        row = r_[i * rs]
+        if row < 0 or row >= cap:
+            bad_row[0], bad[0] = row, True
+            return
+        if not first and not m_[row]:
+            continue
+        if row >= width:
+            bad_row[0], bad_width[0] = row, width
+            return
+        code = column[row]
+        if code < 0:
+            m_[row] = absent_ok
+            continue
+        c = counts[code * cs] if code < v else 0
+        m_[row] = lo <= c <= hi
+
+
+def clear_failing(list checks, rows, mask, bint first):
     """Per-domain count checks of a window of rows, written into the compiled cycle's pass mask
     (``mask``: (C,) uint8 by table row) instead of per-row status codes: with ``first`` (the
     window's first Filter) ``mask[rows[i]] = 1`` for every i first; then each check ``(counts (V,)
@@ -610,60 +653,135 @@ def clear_failing(list checks, const int64_t[:] rows, uint8_t[::1] mask, bint fi
     ``counts``). A row already 0 stays 0 (Filters AND). What ``codes == 0`` of the plugins' verdict
     kernels (``skew_verdicts_at``, ``_interpodaffinity.mark`` + ``verdicts``) gives, without the
     codes, the reasons and the mask's scatter: InterPodAffinity's and PodTopologySpread's Filter in
-    the compiled cycle's windows."""
-    cdef Py_ssize_t n = rows.shape[0], v, i
+    the compiled cycle's windows.
+
+    One pass over the rows, each row's checks in order until one fails (the mask's final bits are
+    those of a pass per check). The arrays are checked without a buffer (``_arrays.vector``: rows
+    (n,) int64 and counts may be strided, column and mask C-contiguous, mask writable): four
+    memoryviews per window cost more than a window's rows (issue 29, branch ``spread``). A row
+    outside the mask or a label column raises IndexError."""
+    cdef cnp.ndarray r_arr = vector(rows, cnp.NPY_INT64, False, False, "clear_failing rows")
+    cdef cnp.ndarray m_arr = vector(mask, cnp.NPY_UINT8, True, True, "clear_failing mask")
+    cdef const int64_t* r_ = <const int64_t*>cnp.PyArray_DATA(r_arr)
+    cdef Py_ssize_t rs = stride_of(r_arr), n = cnp.PyArray_DIM(r_arr, 0), cap = cnp.PyArray_DIM(m_arr, 0)
+    cdef uint8_t* m_ = <uint8_t*>cnp.PyArray_DATA(m_arr)
+    cdef Py_ssize_t k = len(checks), i, j
+    cdef _CountCheck[4] small
+    cdef _CountCheck* cs = small
+    cdef _CountCheck* ch
+    cdef cnp.ndarray a
+    cdef int64_t row, c, bad_row = 0, bad_width = -1
+    cdef bint bad = False
     cdef int32_t code
-    cdef int64_t c, lo, hi
-    cdef bint absent_ok
-    cdef const int64_t[:] counts
-    cdef const int32_t[::1] column
-    cdef Py_ssize_t cap = mask.shape[0]
-    with nogil:
-        for i in range(n):
-            if rows[i] < 0 or rows[i] >= cap:
-                with gil:
-                    raise IndexError(f"clear_failing: row {rows[i]} outside the mask's {cap} rows")
-            if first:
-                mask[rows[i]] = 1
-    cdef Py_ssize_t width
-    for counts, column, absent_ok, lo, hi in checks:
-        v = counts.shape[0]
-        width = column.shape[0]
+    cdef uint8_t ok
+    if k > 4:
+        cs = <_CountCheck*>PyMem_Malloc(k * sizeof(_CountCheck))
+        if cs == NULL:
+            raise MemoryError()
+    try:
+        for j in range(k):  # (``checks`` holds the arrays for the call)
+            counts, column, absent_ok, lo, hi = checks[j]
+            ch = &cs[j]
+            a = vector(counts, cnp.NPY_INT64, False, False, "clear_failing counts")
+            ch.counts, ch.counts_stride, ch.v = <const int64_t*>cnp.PyArray_DATA(a), stride_of(a), cnp.PyArray_DIM(a, 0)
+            a = vector(column, cnp.NPY_INT32, False, True, "clear_failing column")
+            ch.column, ch.width = <const int32_t*>cnp.PyArray_DATA(a), cnp.PyArray_DIM(a, 0)
+            ch.absent_ok, ch.lo, ch.hi = absent_ok, lo, hi
         with nogil:
-            for i in range(n):
-                if not mask[rows[i]]:
-                    continue
-                if rows[i] >= width:
-                    with gil:
-                        raise IndexError(f"clear_failing: row {rows[i]} outside a label column of {width} rows")
-                code = column[rows[i]]
-                if code < 0:
-                    if not absent_ok:
-                        mask[rows[i]] = 0
-                    continue
-                c = counts[code] if code < v else 0
-                if c < lo or c > hi:
-                    mask[rows[i]] = 0
+            if k == 1:  # (one check, the common window Filter: its fields in registers)
+                _one_check(&cs[0], r_, rs, n, m_, cap, first, &bad_row, &bad, &bad_width)
+            for i in range(n if k != 1 else 0):
+                row = r_[i * rs]
+                if row < 0 or row >= cap:
+                    bad_row, bad = row, True
+                    break
+                ok = 1 if first else m_[row]
+                if ok:
+                    for j in range(k):
+                        ch = &cs[j]
+                        if row >= ch.width:
+                            bad_row, bad_width = row, ch.width
+                            break
+                        code = ch.column[row]
+                        if code < 0:
+                            if not ch.absent_ok:
+                                ok = 0
+                                break
+                            continue
+                        c = ch.counts[code * ch.counts_stride] if code < ch.v else 0
+                        if c < ch.lo or c > ch.hi:
+                            ok = 0
+                            break
+                    if bad_width >= 0:
+                        break
+                m_[row] = ok
+    finally:
+        if cs != small:
+            PyMem_Free(cs)
+    if bad_width >= 0:
+        raise IndexError(f"clear_failing: row {bad_row} outside a label column of {bad_width} rows")
+    if bad:
+        raise IndexError(f"clear_failing: row {bad_row} outside the mask's {cap} rows")
 
 
-def two_smallest(const int64_t[:] counts):
+cdef inline void _two_smallest(const int64_t* counts, Py_ssize_t stride, Py_ssize_t n, Py_ssize_t* first_out,
+                               Py_ssize_t* second_out) noexcept nogil:
+    """:func:`two_smallest` over ``counts[i * stride]``, ``0 <= i < n``."""
+    cdef Py_ssize_t i, first = -1, second = -1
+    cdef int64_t c, low = 0, next_low = 0
+    if n > 0:
+        first, low = 0, counts[0]
+    for i in range(1, n):
+        c = counts[i * stride]
+        if c < low:
+            second, next_low = first, low
+            first, low = i, c
+        elif second < 0 or c < next_low:
+            second, next_low = i, c
+    first_out[0], second_out[0] = first, second
+
+
+def two_smallest(counts):
     """``(first, second)``: the positions of the smallest and the second smallest ``(counts[i], i)``
     (the earlier of equal counts first); -1 for none (fewer than one or two entries). One pass:
     PodTopologySpread's critical paths over many domains (upstream ``criticalPaths.update`` over
-    the domains in order keeps the same two)."""
-    cdef Py_ssize_t n = counts.shape[0], i, first = -1, second = -1
-    cdef int64_t c, low, next_low
-    if n == 0:
-        return -1, -1
-    first, low = 0, counts[0]
+    the domains in order keeps the same two). counts: (n,) int64, 1-d (strided allowed)."""
+    cdef cnp.ndarray a = vector(counts, cnp.NPY_INT64, False, False, "two_smallest counts")
+    cdef Py_ssize_t first, second, stride = stride_of(a)
     with nogil:
-        for i in range(1, n):
-            c = counts[i]
-            if c < low:
-                second, next_low = first, low
-                first, low = i, c
-            elif second < 0 or c < next_low:
-                second, next_low = i, c
+        _two_smallest(<const int64_t*>cnp.PyArray_DATA(a), stride, cnp.PyArray_DIM(a, 0), &first, &second)
+    return first, second
+
+
+def gather_two_smallest(by_code, codes, out):
+    """``out[j] = by_code[codes[j]]`` for every j, then :func:`two_smallest` of ``out``, in one
+    pass: PodTopologySpread's PreFilter over many domains (a hostname constraint: one per node),
+    the domains' counts in first-appearance order (``codes``) from the counts by label code, and
+    their critical paths, instead of a NumPy gather and a second pass. by_code: (V,) int64; codes:
+    (D,) int64, each in ``[0, V)`` (IndexError otherwise); out: (>= D,) int64, writable; all 1-d
+    C-contiguous."""
+    cdef cnp.ndarray b_arr = vector(by_code, cnp.NPY_INT64, False, True, "gather_two_smallest by_code")
+    cdef cnp.ndarray c_arr = vector(codes, cnp.NPY_INT64, False, True, "gather_two_smallest codes")
+    cdef cnp.ndarray o_arr = vector(out, cnp.NPY_INT64, True, True, "gather_two_smallest out")
+    cdef const int64_t* b_ = <const int64_t*>cnp.PyArray_DATA(b_arr)
+    cdef const int64_t* c_ = <const int64_t*>cnp.PyArray_DATA(c_arr)
+    cdef int64_t* o_ = <int64_t*>cnp.PyArray_DATA(o_arr)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(c_arr, 0), v = cnp.PyArray_DIM(b_arr, 0), j, first, second
+    cdef int64_t code, bad_code = 0
+    cdef bint bad = False
+    if cnp.PyArray_DIM(o_arr, 0) < n:
+        raise ValueError(f"gather_two_smallest: out has {cnp.PyArray_DIM(o_arr, 0)} entries for {n} codes")
+    with nogil:
+        for j in range(n):
+            code = c_[j]
+            if code < 0 or code >= v:
+                bad, bad_code = True, code
+                break
+            o_[j] = b_[code]
+        if not bad:
+            _two_smallest(o_, 1, n, &first, &second)
+    if bad:
+        raise IndexError(f"gather_two_smallest: code {bad_code} outside the {v} counts")
     return first, second
 
 

@@ -303,6 +303,11 @@ class NodeTable(Protocol):
         """The sum of ``pods_with_req_anti``."""
         ...
 
+    @property
+    def total_terminating_pods(self) -> int:
+        """The sum of ``terminating_pods``."""
+        ...
+
     # -- per-row objects (built on first access) -------------------------------------------------
     @property
     def nodes(self) -> ByRow[Node | None]:

@@ -225,6 +225,9 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         #: table-wide sums of ``pods_with_affinity`` / ``pods_with_req_anti``: O(1) Skip decisions
         self.total_pods_with_affinity = 0
         self.total_pods_with_req_anti = 0
+        #: the sum of ``terminating_pods``: PodTopologySpread's per-cycle "no pod terminates" check
+        #: in O(1) (a count_nonzero over the (C,) column was ~3% of a PreferredTopologySpreading pod)
+        self.total_terminating_pods = 0
 
         # pod records (see the module docstring)
         pcap = 64
@@ -736,6 +739,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self.has_host_ports[row] = False
         self.total_pods_with_affinity -= int(self.pods_with_affinity[row])
         self.total_pods_with_req_anti -= int(self.pods_with_req_anti[row])
+        self.total_terminating_pods -= int(self.terminating_pods[row])
         self.pods_with_affinity[row] = 0
         self.pods_with_req_anti[row] = 0
         self.terminating_pods[row] = 0
@@ -792,6 +796,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self._count_affinity_signature(row, d.affinity_signature, 1)
         if flags & FLAG_REQUIRED_ANTI:
             self.total_pods_with_req_anti += 1
+        if flags & FLAG_TERMINATING:
+            self.total_terminating_pods += 1
         if flags & FLAG_HOST_PORTS:
             self._count_ports(row, d.host_ports, 1)
 
@@ -957,6 +963,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self.total_pods_with_affinity += int(with_affinity.sum())
             self._count_signatures_many(self.affinity_signature_rows, asigs[with_affinity], rows[with_affinity])
         self.total_pods_with_req_anti += int(np.count_nonzero(flags & FLAG_REQUIRED_ANTI))
+        self.total_terminating_pods += int(np.count_nonzero(flags & FLAG_TERMINATING))
         for i in ported:
             self._count_ports(int(rows[i]), self._record_derived(recs_list[i]).host_ports, 1)
         if self._row_lists:
@@ -1085,6 +1092,8 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
             self._count_affinity_signature(row, int(self.pod_affinity_signature[rec]), -1)
         if flags & FLAG_REQUIRED_ANTI:
             self.total_pods_with_req_anti -= 1
+        if flags & FLAG_TERMINATING:
+            self.total_terminating_pods -= 1
         if flags & FLAG_HOST_PORTS:
             self._count_ports(row, self._record_derived(rec).host_ports, -1)
         self._free_record(rec)

@@ -25,7 +25,7 @@ def table_state(t: NodeTable, *, objects: bool = True) -> dict:
         "row_of": dict(t.row_of), "names": t.node_names[live].tolist(), "live": live.tolist(),
         "resources": list(t.resource_names), "taint_sets": list(t.taint_sets),
         "version": t.version, "node_version": t.node_version, "capacity": t.capacity,
-        "totals": (t.total_pods_with_affinity, t.total_pods_with_req_anti),
+        "totals": (t.total_pods_with_affinity, t.total_pods_with_req_anti, t.total_terminating_pods),
         "labels": {k: col[live].tolist() for k, col in t.label_codes.items()},
         "label_values": {k: list(v) for k, v in t.label_values.items()},
         "images": {k: dict(v) for k, v in t.image_rows.items() if v},
@@ -38,6 +38,7 @@ def table_state(t: NodeTable, *, objects: bool = True) -> dict:
         state[name] = getattr(t, name)[live].tolist()
     assert int(np.sum(t.pods_with_affinity)) == t.total_pods_with_affinity
     assert int(np.sum(t.pods_with_req_anti)) == t.total_pods_with_req_anti
+    assert int(np.sum(t.terminating_pods)) == t.total_terminating_pods
     if objects:
         state["pods"] = {int(r): [pi.pod.uid for pi in t.pods[r]] for r in live}  # in the table's order
         state["pod_objects"] = {int(r): [pi.pod for pi in t.pods[r]] for r in live}
@@ -323,3 +324,50 @@ def test_stamped_pods_take_the_templates_request_totals_unless_a_request_field_i
     other = factory.make("p-2", "default", containers=bigger)
     assert other.requests is not template.requests and other.requests["cpu"] == 2000
     assert factory.make("p-3", "default", phase="Running").requests is template.requests
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_terminating_total_follows_the_column(seed):
+    """``total_terminating_pods`` (PodTopologySpread's O(1) "does a pod terminate" check) is the
+    sum of the ``terminating_pods`` column through single and bulk adds of terminating and running
+    pods, removals, node removals and re-adds (a fork copies it with the table's other attributes)."""
+    rng = random.Random(seed)
+    nodes, pods = random_cluster(seed, 20, 0)
+    t = build_snapshot(nodes, []).table
+    names = [n.name for n in nodes]
+    placed: list = []
+
+    def pod(i: int):
+        p = make_pod(f"p{seed}-{i}", namespace=rng.choice(("default", "prod")), labels={"app": rng.choice("abc")})
+        return p.replace(deletion_timestamp=float(i)) if rng.random() < 0.4 else p
+
+    def check(table) -> None:
+        assert table.total_terminating_pods == int(np.sum(table.terminating_pods[table.live]))
+
+    for step in range(120):
+        r = rng.random()
+        if r < 0.4:
+            node = rng.choice(names)
+            if node in t.row_of:
+                p = pod(step)
+                t.add_pod(node, p)
+                placed.append((node, p))
+        elif r < 0.55:
+            batch = [pod(1000 * step + k) for k in range(rng.randint(1, 6))]
+            on = [rng.choice([n for n in names if n in t.row_of]) for _ in batch]
+            t.add_pods(batch, on)
+            placed.extend(zip(on, batch))
+        elif r < 0.85 and placed:
+            node, p = placed.pop(rng.randrange(len(placed)))
+            t.remove_pod(node, p)
+        elif r < 0.92:
+            node = rng.choice(names)
+            if node in t.row_of and len(t.row_of) > 1:
+                t.remove_node(node)
+                placed = [(n, p) for n, p in placed if n != node]
+        else:
+            gone = [n for n in nodes if n.name not in t.row_of]
+            if gone:
+                t.add_node(rng.choice(gone))
+        check(t)
+    assert t.total_terminating_pods > 0 or not any(p.deletion_timestamp is not None for _, p in placed)

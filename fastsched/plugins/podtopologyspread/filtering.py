@@ -170,7 +170,7 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
     """
     table, rows = nodes.table, nodes.rows
     selector_counts = SelectorCounts(table, pod.namespace)
-    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
+    terminating = table.total_terminating_pods > 0  # (the table's running sum of the column: O(1))
     values_of = table.label_values
     paths, domain_counts = [], []
     for c, (included_rows, codes, domain_codes, n_values, codes_by_row) in zip(
@@ -185,9 +185,15 @@ def pre_filter_state_batch(pod: Pod, nodes: fwk.NodeBatch, constraints: Sequence
             pods = selector_counts(c.selector)[included_rows]  # (m,) int64
             sums = np.bincount(codes, weights=pods, minlength=n_values)  # (V,) float64, exact integers
             by_code = np.rint(sums).astype(np.int64)
-        counts = by_code[domain_codes]  # (D,) int64
+        values = values_of.get(c.topology_key, [])
+        if len(domain_codes) <= _SMALL_DOMAINS:
+            counts = by_code[domain_codes]  # (D,) int64
+            paths.append(_critical_paths(values, domain_codes, counts))
+        else:  # (many domains, e.g. one per node: the gather and the two smallest in one pass)
+            counts = np.empty(len(domain_codes), dtype=np.int64)
+            first, second = _table.gather_two_smallest(by_code, domain_codes, counts)
+            paths.append(_paths_at(values, domain_codes, counts, first, second))
         domain_counts.append(DomainCounts.from_codes(table, c.topology_key, domain_codes, counts, by_code=by_code))
-        paths.append(_critical_paths(values_of.get(c.topology_key, []), domain_codes, counts))
     return PreFilterState(constraints, paths, domain_counts)
 
 
@@ -270,8 +276,18 @@ def _critical_paths(values: Sequence[str], domain_codes: np.ndarray, counts: np.
             p.paths[1] = [values[int(domain_codes[second])], listed[second]]
         return p
     first, second = _table.two_smallest(counts)  # the earlier of equal counts first
-    p.paths[0] = [values[int(domain_codes[first])], int(counts[first])]
-    p.paths[1] = [values[int(domain_codes[second])], int(counts[second])]
+    return _paths_at(values, domain_codes, counts, first, second)
+
+
+def _paths_at(values: Sequence[str], domain_codes: np.ndarray, counts: np.ndarray, first: int,
+              second: int) -> CriticalPaths:
+    """The critical paths of the domains at positions ``first`` and ``second`` (-1: none) of
+    ``domain_codes`` / ``counts`` (``_table.two_smallest``'s answer)."""
+    p = CriticalPaths()
+    if first >= 0:
+        p.paths[0] = [values[int(domain_codes[first])], int(counts[first])]
+    if second >= 0:
+        p.paths[1] = [values[int(domain_codes[second])], int(counts[second])]
     return p
 
 

@@ -235,7 +235,7 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
     up to date across cycles), or per-row sums while some pod terminates.
     """
     table, rows = filtered.table, filtered.rows
-    terminating = np.count_nonzero(table.terminating_pods) > 0  # (cheaper than .any() on int32)
+    terminating = table.total_terminating_pods > 0  # (the table's running sum of the column: O(1))
     flags = (require_all_topologies, enable_node_inclusion_policy)
     if not terminating:
         kept = _KEPT.get(id(constraints))
@@ -268,9 +268,9 @@ def pre_score_state_batch(pod: Pod, filtered: fwk.NodeBatch, all_rows: np.ndarra
             # (the subscription's rows are table_match_counts' answer while no pod terminates)
             row_counts[i] = sub.rows if sub is not None else selector_counts(c.selector)
             continue
-        n_values, absent_code, counted_rows, counted_codes, codes_by_row, domain_by_row = domains[i]
+        n_values, absent_code, counted_rows, counted_codes, codes_by_row, domain_by_row, held = domains[i]
         # the domains the kept rows register, by domain code (V: the virtual ""), in one pass
-        registered, n_registered = _ipa.domains_present(domain_by_row, kept_rows, n_values + 1)
+        registered, n_registered = _ipa.domains_present(domain_by_row, kept_rows, n_values + 1, held)
         weights.append(topology_normalizing_weight(n_registered))
         if sub is not None:
             sums = sub.coded_counts(table, codes_by_row, n_values + 1)
@@ -308,7 +308,8 @@ class _KeptSpec:
         self.constraints, self.table, self.node_version, self.all_rows = constraints, table, table.node_version, all_rows
         self.flags, self.namespace, self.refs = flags, pod.namespace, (pod.node_selector, pod.affinity, pod.tolerations)
         #: per constraint (hostname?, subscription key, predicate, topology key, maxSkew - 1, the
-        #: domain codes' count, domain code by row of the counted rows, of every row)
+        #: domain codes' count, domain code by row of the counted rows, of every row, how many
+        #: domain codes the nodes hold)
         self.items = items
         #: the states' constraints list (theirs to read, shared: nothing mutates a state)
         self.state_constraints = list(constraints)
@@ -332,11 +333,11 @@ class _KeptSpec:
             matches = (lambda sel: lambda ns, labels: ns == namespace and sel.matches(labels))(selector)
             base = float(c.max_skew - 1)
             if domain is None:
-                items.append((True, ("pts", namespace, selector), matches, c.topology_key, base, 0, None, None))
+                items.append((True, ("pts", namespace, selector), matches, c.topology_key, base, 0, None, None, 0))
             else:
-                n_values, _absent, _rows, _codes, codes_by_row, domain_by_row = domain
+                n_values, _absent, _rows, _codes, codes_by_row, domain_by_row, held = domain
                 items.append((False, ("pts", namespace, selector), matches, c.topology_key, base, n_values + 1,
-                              codes_by_row, domain_by_row))
+                              codes_by_row, domain_by_row, held))
         if len(_KEPT) >= 64:
             _KEPT.clear()
         _KEPT[id(constraints)] = cls(pod, table, all_rows, constraints, flags, items)
@@ -349,7 +350,8 @@ class _KeptSpec:
         coded: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         parts: list | None = []
         label_codes = table.label_codes
-        for i, (hostname, key, matches, topology_key, base, n_codes, codes_by_row, domain_by_row) in enumerate(self.items):
+        for i, (hostname, key, matches, topology_key, base, n_codes, codes_by_row, domain_by_row,
+                held) in enumerate(self.items):
             sub: Any = table.matching_counts(key, matches)
             column = label_codes.get(topology_key)
             if hostname:
@@ -358,7 +360,7 @@ class _KeptSpec:
                 present = None
             else:
                 # the domains the filtered rows register, by domain code (the last: the virtual "")
-                present, n_registered = _ipa.domains_present(domain_by_row, rows, n_codes)
+                present, n_registered = _ipa.domains_present(domain_by_row, rows, n_codes, held)
                 weight = topology_normalizing_weight(n_registered)
                 # (a copy: the subscription's sums move with the pods the cycle assumes after PreScore)
                 counts = sub.coded_counts(table, codes_by_row, n_codes).copy()
@@ -429,8 +431,11 @@ def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray
     """The node-dependent part of one non-hostname constraint's PreScore counts: ``(V, the code of
     the "" domain (V when virtual), the included rows (m,), their domain codes (m,) int64, the
     domain code by row (C,) int64 of the included rows (-1 elsewhere), the domain code by row (C,)
-    int64 of every row)``, cached per node-set version, node list and inclusion mask (they change
-    only when nodes do)."""
+    int64 of every row, how many distinct domain codes the rows of all_rows hold)``, cached per
+    node-set version, node list and inclusion mask (they change only when nodes do). The last is
+    where ``_ipa.domains_present`` over filtered nodes (a subset of all_rows) can stop: no more
+    codes are there to find (the virtual V, held by no node when every node has the key, kept the
+    pass going to the last filtered row)."""
     ck = (table.uid, table.node_version, key, len(all_rows))
     value = _DOMAINS.get(ck, (node_mask, all_rows))
     if value is not None:
@@ -447,7 +452,8 @@ def _score_domains(table: NodeTable, all_rows: np.ndarray, node_mask: np.ndarray
     codes = domain_by_row[counted_rows]
     codes_by_row = np.full(table.capacity, -1, dtype=np.int64)
     codes_by_row[counted_rows] = codes
-    value = (n_values, absent_code, counted_rows, codes, codes_by_row, domain_by_row)
+    held = int(np.count_nonzero(np.bincount(domain_by_row[all_rows], minlength=n_values + 1)))
+    value = (n_values, absent_code, counted_rows, codes, codes_by_row, domain_by_row, held)
     _DOMAINS.put(ck, (node_mask, all_rows), value)
     return value
 

@@ -109,6 +109,24 @@ def test_critical_paths_of_many_domains(seed):
         first, second = sorted(range(n), key=lambda i: (counts[i], i))[:2]
         assert _critical_paths(values, codes, counts).as_tuple() == \
             ((values[codes[first]], int(counts[first])), (values[codes[second]], int(counts[second])))
+        # PreFilter's one pass: the counts gathered by code from the counts by label code, and the
+        # same two positions (by_code: the codes' counts scattered over 200 label codes)
+        from fastsched._kernels import _table
+        by_code = np.zeros(200, dtype=np.int64)
+        by_code[codes] = counts
+        out = np.full(n + rng.randint(0, 3), -9, dtype=np.int64)
+        assert _table.gather_two_smallest(by_code, codes, out) == (first, second)
+        assert out[:n].tolist() == counts.tolist()
+        assert _table.two_smallest(counts[::-1]) == _table.two_smallest(counts[::-1].copy())  # strided
+    from fastsched._kernels import _table
+    assert _table.gather_two_smallest(np.zeros(3, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                                      np.zeros(0, dtype=np.int64)) == (-1, -1)
+    assert _table.gather_two_smallest(np.array([4, 2], dtype=np.int64), np.array([0], dtype=np.int64),
+                                      np.zeros(1, dtype=np.int64)) == (0, -1)
+    for bad in (3, -1):
+        with pytest.raises(IndexError, match="outside the 3 counts"):
+            _table.gather_two_smallest(np.zeros(3, dtype=np.int64), np.array([0, bad], dtype=np.int64),
+                                       np.zeros(2, dtype=np.int64))
 
 
 def _normalized_by_numpy(scores: np.ndarray) -> np.ndarray:
@@ -151,6 +169,25 @@ def test_domains_present_kernel_matches_numpy():
         present, k = ipa.domains_present(code_by_row, rows, n_codes)
         assert present.dtype == np.uint8 and present.tolist() == registered.tolist()
         assert k == int(registered.sum())
+        # stop_at: the distinct in-range codes of a superset of the rows (PreScore's filtered
+        # nodes within all nodes) changes no answer; a smaller one stops after that many codes
+        superset = np.unique(np.concatenate([rows, np.array([rng.randrange(capacity) for _ in range(5)],
+                                                            dtype=np.int64)]))
+        held = code_by_row[superset]
+        held = int(np.unique(held[(held >= 0) & (held < n_codes)]).size)
+        present, k = ipa.domains_present(code_by_row, rows, n_codes, held)
+        assert present.tolist() == registered.tolist() and k == int(registered.sum())
+        if k:
+            stop = rng.randint(1, k)
+            present, k2 = ipa.domains_present(code_by_row, rows, n_codes, stop)
+            seen = [int(c) for c in code_by_row[rows] if 0 <= c < n_codes]
+            first = list(dict.fromkeys(seen))[:stop]  # the first codes met, in row order
+            assert k2 == stop and np.flatnonzero(present).tolist() == sorted(first)
+    for bad in (3, -1):
+        with pytest.raises(IndexError, match="outside a column"):
+            ipa.domains_present(np.zeros(3, dtype=np.int64), np.array([bad], dtype=np.int64), 2)
+    with pytest.raises(ValueError, match="int64"):
+        ipa.domains_present(np.zeros(3, dtype=np.int32), np.array([0], dtype=np.int64), 2)
 
 
 def _scores_by_upstream_loop(parts, rows) -> list[int]:
@@ -200,8 +237,96 @@ def test_spread_scores_kernel_matches_upstreams_loop():
         out = np.full(len(rows), -7, dtype=np.int64)
         ipa.spread_scores(parts, rows, out)
         assert out.tolist() == _scores_by_upstream_loop(parts, rows)
+    # more parts than the kernel's small buffer (8), and no part (every score 0)
+    capacity = 12
+    parts = [(np.array([rng.randint(-1, 2) for _ in range(capacity)], dtype=np.int32),
+              np.array([rng.randint(0, 5) for _ in range(3)], dtype=np.int64), np.ones(3, dtype=np.uint8),
+              rng.choice((0.5, 0.25, 1.5)), float(rng.randint(0, 3))) for _ in range(11)]
+    rows = np.arange(capacity, dtype=np.int64)
+    out = np.full(capacity, -7, dtype=np.int64)
+    ipa.spread_scores(parts, rows, out)
+    assert out.tolist() == _scores_by_upstream_loop(parts, rows)
+    ipa.spread_scores([], rows, out)
+    assert out.tolist() == [0] * capacity
+    # rounding at the edges: halves away from zero, just below a half, negative sums, big sums
+    codes = np.zeros(1, dtype=np.int32)
+    for weight, count, base in ((1.0, 0, 0.49999999999999994), (1.0, 0, 2.5), (1.0, 0, -2.5), (1.0, 0, -2.4999999999999996),
+                                (0.5, 5, 0.0), (0.5, -5, 0.0), (1.0, 0, 2.0 ** 53 + 2), (1.0, 0, -(2.0 ** 60)),
+                                (0.1, 7, 0.3)):
+        parts = [(codes, np.array([count], dtype=np.int64), np.ones(1, dtype=np.uint8), weight, base)]
+        ipa.spread_scores(parts, np.zeros(1, dtype=np.int64), out)
+        assert out[0] == _scores_by_upstream_loop(parts, np.zeros(1, dtype=np.int64))[0], (weight, count, base)
+    with pytest.raises(IndexError, match="outside a column"):
+        ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), None, 1.0, 0.0)], np.array([1], dtype=np.int64), out)
+    for bad in (1, -1):  # (one part by code: the per-code table's path; then the general one)
+        with pytest.raises(IndexError, match="outside a column"):
+            ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.uint8), 1.0, 0.0)],
+                              np.array([0, bad], dtype=np.int64), out)
+        with pytest.raises(IndexError, match="outside a column"):
+            ipa.spread_scores([(codes, np.zeros(1, dtype=np.int64), None, 1.0, 0.0)], np.array([bad], dtype=np.int64), out)
     codes = np.array([0, 3], dtype=np.int32)
     with pytest.raises(ValueError, match="past the 2 domain counts"):
         ipa.spread_scores([(codes, np.zeros(2, dtype=np.int64), np.ones(3, dtype=np.uint8), 1.0, 0.0)],
                           np.array([0, 1], dtype=np.int64), np.zeros(2, dtype=np.int64))
 
+
+
+def _cleared_by_numpy(checks, rows, mask, first):
+    """``_table.clear_failing``'s mask, a check at a time over the whole window (its definition)."""
+    out = mask.copy()
+    if first:
+        out[rows] = 1
+    for counts, column, absent_ok, lo, hi in checks:
+        for r in rows.tolist():
+            if not out[r]:
+                continue
+            d = int(column[r])
+            if d < 0:
+                if not absent_ok:
+                    out[r] = 0
+                continue
+            c = int(counts[d]) if d < len(counts) else 0
+            if c < lo or c > hi:
+                out[r] = 0
+    return out
+
+
+def test_clear_failing_kernel_matches_a_pass_per_check():
+    """``_table.clear_failing`` (the compiled cycle's window Filter of PodTopologySpread and
+    InterPodAffinity) against a pass per check: random columns with absent labels, counts shorter
+    than the codes, strided rows and counts, repeated rows, set (first) or ANDed into a random mask,
+    more checks than its small buffer; out-of-range rows (negative too) and dtypes refused."""
+    from fastsched._kernels import _table
+    rng = random.Random(5)
+    for _ in range(300):
+        capacity = rng.randint(1, 30)
+        checks = []
+        for _ in range(rng.choice((0, 1, 1, 2, 3, 6))):
+            v = rng.randint(1, 6)
+            column = np.array([rng.randint(-1, v) for _ in range(capacity)], dtype=np.int32)
+            counts = np.array([rng.randint(-2, 9) for _ in range(2 * v)], dtype=np.int64)
+            counts = counts[::2] if rng.random() < 0.5 else counts[:rng.randint(0, v)]  # strided, or short
+            lo = rng.choice((-(1 << 63), 0, 2))
+            checks.append((counts, column, rng.random() < 0.5, lo, lo + rng.randint(0, 6)))
+        rows = np.array([rng.randrange(capacity) for _ in range(rng.randint(0, 2 * capacity))], dtype=np.int64)
+        if rng.random() < 0.3:
+            rows = np.repeat(rows, 2)[::2]  # a strided view
+        mask = np.array([rng.random() < 0.7 for _ in range(capacity)], dtype=np.uint8)
+        first = rng.random() < 0.5
+        expected = _cleared_by_numpy(checks, rows, mask, first)
+        _table.clear_failing(checks, rows, mask, first)
+        assert mask.tolist() == expected.tolist()
+    column = np.zeros(2, dtype=np.int32)
+    for bad in (2, -1):
+        with pytest.raises(IndexError, match="outside the mask"):
+            _table.clear_failing([], np.array([bad], dtype=np.int64), np.zeros(2, dtype=np.uint8), True)
+    with pytest.raises(IndexError, match="outside a label column"):
+        _table.clear_failing([(np.zeros(1, dtype=np.int64), column, False, 0, 0)], np.array([2], dtype=np.int64),
+                             np.zeros(3, dtype=np.uint8), True)
+    with pytest.raises(ValueError, match="int32"):
+        _table.clear_failing([(np.zeros(1, dtype=np.int64), column.astype(np.int64), False, 0, 0)],
+                             np.array([0], dtype=np.int64), np.zeros(2, dtype=np.uint8), True)
+    with pytest.raises(ValueError, match="read-only"):
+        ro = np.zeros(2, dtype=np.uint8)
+        ro.setflags(write=False)
+        _table.clear_failing([], np.array([0], dtype=np.int64), ro, True)

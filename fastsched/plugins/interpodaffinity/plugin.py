@@ -78,8 +78,7 @@ class _Reach:
         self.labels = dict(pod.labels)
         #: the table's affinity signatures matched so far (``table.affinity_signatures[:checked]``)
         self.checked = 0
-        #: a copy of the namespace labels the signatures were matched with (compared by value: a
-        #: Namespace's labels are not assumed to be replaced rather than changed in place)
+        #: a copy of the namespace labels the signatures were matched with (compared by value)
         self.ns_labels: dict | None = None
         self.anti = False   # some signature's required anti-affinity term matches
         self.score = False  # some signature's scoring term matches

@@ -13,7 +13,7 @@ snapshot after building the framework; upstream reads it once in ``New``).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
@@ -58,6 +58,51 @@ def _matches_any(terms: Sequence[Any], pod: "Pod") -> bool:
     return any(t.matches(pod.namespace, pod.labels, None) for t in terms)
 
 
+#: kinds of incoming pods :meth:`InterPodAffinity._reach` keeps at most (cleared when full)
+_REACH_SIZE = 256
+#: ``_REACHES[anti][score]``: :meth:`InterPodAffinity._reach`'s answers, one tuple each
+_REACHES = (((False, False), (False, True)), ((True, False), (True, True)))
+_NO_REACH = _REACHES[False][False]
+
+
+class _Reach:
+    """Whether existing pods' terms of the affinity signatures a table has seen match one kind of
+    incoming pod (namespace and labels, as copies), with the namespace labels they were matched
+    with (see :meth:`InterPodAffinity._reach`)."""
+
+    __slots__ = ("uid", "namespace", "labels", "checked", "ns_labels", "anti", "score")
+
+    def __init__(self, uid: Any, pod: "Pod") -> None:
+        self.uid = uid
+        self.namespace = pod.namespace
+        self.labels = dict(pod.labels)
+        #: the table's affinity signatures matched so far (``table.affinity_signatures[:checked]``)
+        self.checked = 0
+        #: a copy of the namespace labels the signatures were matched with (compared by value)
+        self.ns_labels: dict | None = None
+        self.anti = False   # some signature's required anti-affinity term matches
+        self.score = False  # some signature's scoring term matches
+
+    def update(self, table: NodeTable, ns_labels: Mapping[str, str] | None, hard_weight: bool) -> None:
+        """Match the signatures not matched yet, all of them when the namespace labels changed
+        (``hard_weight``: hardPodAffinityWeight > 0, existing pods' required affinity scores)."""
+        if ns_labels != self.ns_labels:
+            self.checked, self.anti, self.score = 0, False, False
+            self.ns_labels = None if ns_labels is None else dict(ns_labels)
+        parsed = parsed_signatures(table)
+        namespace, labels = self.namespace, self.labels
+        for k in range(self.checked, len(parsed)):
+            p = parsed[k]
+            if not self.anti:
+                self.anti = any(t.matches(namespace, labels, ns_labels) for t in p.required_anti_affinity)
+            if not self.score:
+                self.score = (any(t.matches(namespace, labels, ns_labels) for t, _ in p.preferred_affinity)
+                              or any(t.matches(namespace, labels, ns_labels) for t, _ in p.preferred_anti_affinity)
+                              or (hard_weight
+                                  and any(t.matches(namespace, labels, ns_labels) for t in p.required_affinity)))
+        self.checked = len(parsed)
+
+
 def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | None:
     """(table, rows) when ``nodes`` is a NodeBatch, else None."""
     table = getattr(nodes, "table", None)
@@ -77,10 +122,10 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         self._handle = handle
         self._namespaces = NamespaceView(handle)
         self._queue_hints = enable_scheduling_queue_hint
-        #: (table, its parsed signatures): see :meth:`_existing_may_score`
-        self._parsed_memo: tuple[NodeTable, Any] | None = None
-        #: the index of ``_Parsed.scoring`` that :func:`.may_score` reads for this hard weight
-        self._scoring_slot = 1 if int(args.hard_pod_affinity_weight) > 0 else 0
+        #: existing pods' terms that can reach incoming pods, per kind of incoming pod (see
+        #: :meth:`_reach`): (table uid, namespace, labels) -> _Reach, and the last one used
+        self._reach_memo: dict[tuple, _Reach] = {}
+        self._reach_last: _Reach | None = None
         #: shape key -> ShapePlan, and the last plan used (see :meth:`_shape_plan`)
         self._plans: dict[tuple, ShapePlan] = {}
         self._last_plan: ShapePlan | None = None
@@ -105,41 +150,64 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
 
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm | None:
         """Each part answers Skip once per plan when it must, else runs each cycle (CYCLE) from the
-        table's incremental counts. PreFilter answers Skip for a pod without required terms in a
-        cluster where no pod has required anti-affinity; PreScore for a pod without preferred terms
-        when existing pods' preferred terms are ignored or no existing pod's terms can score
-        (:func:`.signatures.may_score`: required anti-affinity never scores, so a workload of
-        required anti-affinity alone needs no PreScore each cycle)."""
-        filter_each_cycle = bool(required_affinity_terms(pod) or required_anti_affinity_terms(pod)
-                                 or table.total_pods_with_req_anti)
-        score_each_cycle = self._scores_each_cycle(pod, table)
+        table's incremental counts. PreFilter answers Skip for a pod without required terms that no
+        existing pod's required anti-affinity can reach; PreScore for a pod without preferred terms
+        that no existing pod's scoring terms can reach, or when existing pods' preferred terms are
+        ignored (:meth:`_reach`: required anti-affinity never scores, so a workload of required
+        anti-affinity alone needs no PreScore each cycle, nor do pods no term selects)."""
+        anti_reaches, score_reaches = self._reach(pod, table)
+        filter_each_cycle = bool(anti_reaches or required_affinity_terms(pod) or required_anti_affinity_terms(pod))
+        score_each_cycle = score_reaches or scoring.has_preferred_terms(pod)
         if filter_each_cycle:
             return EACH_CYCLE if score_each_cycle else FILTER_EACH_CYCLE_SCORE_SKIPPED
         return FILTER_SKIPPED_SCORE_EACH_CYCLE if score_each_cycle else SKIPPED
 
-    def _scores_each_cycle(self, pod: "Pod", table: NodeTable) -> bool:
-        if scoring.has_preferred_terms(pod):
-            return True
-        return self._existing_may_score(table)
-
-    def _existing_may_score(self, table: NodeTable) -> bool:
-        """Whether existing pods' terms can add to a PreScore map (what :meth:`column_form` reads
-        of the table for a pod without preferred terms): not when they are ignored, when no pod has
-        affinity terms, or when no signature the table has seen can score (:func:`.may_score`).
-        The table's parsed signatures are kept beside it (``_parsed_memo``), so the usual cycle
-        reads two counts and a length (this runs for every pod, in :meth:`column_guard`)."""
-        if self.args.ignore_preferred_terms_of_existing_pods or not table.total_pods_with_affinity:
-            return False
-        memo = self._parsed_memo
-        if memo is None or memo[0] is not table or len(memo[1]) != len(table.affinity_signatures):
-            parsed = parsed_signatures(table)
-            self._parsed_memo = memo = (table, parsed)
-        return memo[1].scoring[self._scoring_slot] > 0
-
     def column_guard(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:
-        """The table-wide facts :meth:`column_form` reads (O(1), checked every cycle): pods with
-        required anti-affinity, and whether existing pods' terms can score."""
-        return table.total_pods_with_req_anti > 0, self._existing_may_score(table)
+        """What :meth:`column_form` reads beside the pod's spec fields (checked every cycle): whether
+        existing pods' required anti-affinity, and their scoring terms, can reach the pod
+        (:meth:`_reach`). It changes only when one of those answers does, not with every pod with
+        terms added or removed, so the compiled cycle's plans of pods no term reaches (the measured
+        pods of MixedSchedulingBasePod) hold across cycles with their Skips."""
+        return self._reach(pod, table)
+
+    def _reach(self, pod: "Pod", table: NodeTable) -> tuple[bool, bool]:
+        """(existing pods' required anti-affinity may match ``pod``, existing pods' terms may add to
+        its PreScore map), conservatively: False only when none can.
+
+        The first is upstream's ``existingAntiAffinityCounts`` being empty for certain (its PreFilter
+        then answers Skip for a pod without required terms: ``getExistingAntiAffinityCounts`` counts
+        the existing pods' required anti-affinity terms that match the incoming pod, with its
+        namespace's labels for their namespaceSelectors); the second its PreScore's ``topoScores``
+        for a pod without preferred terms (``processExistingPod``: existing pods' required affinity
+        terms with hardPodAffinityWeight > 0, their preferred affinity and anti-affinity terms,
+        matched the same way; required anti-affinity never scores; nothing when
+        ignorePreferredTermsOfExistingPods). Each is False while the table holds no pod of that
+        kind (its O(1) running counts), else it is whether some affinity signature the table has
+        seen (append-only: a signature whose pods have all gone still counts) has such a term
+        matching the pod's namespace and labels with its namespace's current labels.
+
+        Kept per kind of incoming pod (table, namespace, labels: all ``AffinityTerm.matches`` reads
+        of the incoming pod besides the namespace labels, compared as copies): the usual cycle
+        compares the last kind's labels and namespace labels (by value) and the signature count; new
+        signatures are matched once each, and a namespace label change matches every signature
+        again."""
+        anti_now = table.total_pods_with_req_anti > 0
+        score_now = table.total_pods_with_affinity > 0 and not self.args.ignore_preferred_terms_of_existing_pods
+        if not anti_now and not score_now:
+            return _NO_REACH
+        ns_labels = self._namespaces.labels_of(pod.namespace)
+        r = self._reach_last
+        if r is None or r.uid != table.uid or r.namespace != pod.namespace or r.labels != pod.labels:
+            key = (table.uid, pod.namespace, frozenset(pod.labels.items()))
+            r = self._reach_memo.get(key)
+            if r is None:
+                if len(self._reach_memo) >= _REACH_SIZE:
+                    self._reach_memo.clear()
+                r = self._reach_memo[key] = _Reach(table.uid, pod)
+            self._reach_last = r
+        if r.checked != len(table.affinity_signatures) or ns_labels != r.ns_labels:
+            r.update(table, ns_labels, int(self.args.hard_pod_affinity_weight) > 0)
+        return _REACHES[anti_now and r.anti][score_now and r.score]
 
     def events_to_register(self) -> list[ClusterEventWithHint]:
         if not self._queue_hints:

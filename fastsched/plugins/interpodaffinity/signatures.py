@@ -34,23 +34,10 @@ class ParsedSignature:
             self.preferred_anti_affinity = weighted_terms(pod_anti_affinity.preferred, namespace)
 
 
-    def scores_with(self, hard_weight: int) -> bool:
-        """Whether a pod of this signature can add to an incoming pod's PreScore map (its required
-        affinity terms count only with ``hardPodAffinityWeight`` > 0; required anti-affinity never)."""
-        return bool((hard_weight > 0 and self.required_affinity) or self.preferred_affinity
-                    or self.preferred_anti_affinity)
-
-
 class _Parsed(list):
-    """The parsed signatures of one table, and how many of them can score (by hard weight > 0)."""
+    """The parsed signatures of one table (a list that a weak reference can name)."""
 
-    __slots__ = ("scoring", "__weakref__")
-
-    def __init__(self) -> None:
-        super().__init__()
-        #: [without hard weight, with hard weight]: signatures that can score, ever seen (the
-        #: table's signatures are append-only; their pods may have gone)
-        self.scoring = [0, 0]
+    __slots__ = ("__weakref__",)
 
 
 _parsed: "weakref.WeakKeyDictionary[Any, _Parsed]" = weakref.WeakKeyDictionary()
@@ -58,26 +45,13 @@ _lock = threading.Lock()
 
 
 def parsed_signatures(table: NodeTable) -> "_Parsed":
-    """``[ParsedSignature]`` aligned with ``table.affinity_signatures`` (a list, with ``scoring``)."""
+    """``[ParsedSignature]`` aligned with ``table.affinity_signatures``."""
     with _lock:
         parsed = _parsed.get(table)
         if parsed is None:
             parsed = _parsed[table] = _Parsed()
         signatures = table.affinity_signatures
         for k in range(len(parsed), len(signatures)):
-            p = ParsedSignature(*signatures[k])
-            parsed.append(p)
-            parsed.scoring[0] += p.scores_with(0)
-            parsed.scoring[1] += p.scores_with(1)
+            parsed.append(ParsedSignature(*signatures[k]))
         return parsed
 
-
-def may_score(table: NodeTable, hard_weight: int) -> bool:
-    """False when no affinity signature the table has seen can add to a PreScore map: then no
-    existing pod contributes and an incoming pod without preferred terms gets PreScore's Skip.
-    (Conservative: a signature whose pods have all gone still counts.) O(1) once the table's
-    signatures are parsed."""
-    parsed = _parsed.get(table)
-    if parsed is None or len(parsed) != len(table.affinity_signatures):
-        parsed = parsed_signatures(table)
-    return parsed.scoring[1 if hard_weight > 0 else 0] > 0

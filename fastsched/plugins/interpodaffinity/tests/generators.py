@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+from typing import Any
+
 from ....api import Namespace, Node, Pod
 from ....testing import make_pod, random_node
 
@@ -108,3 +110,40 @@ def random_affinity_cluster(seed: int, n_nodes: int = 250, n_pods: int = 500) ->
     nodes = [random_node(rng, i) for i in range(n_nodes)]
     pods = [random_existing_pod(rng, i, rng.choice(nodes).name) for i in range(n_pods)]
     return nodes, pods
+
+
+def random_change(rng: random.Random, snap: Any, on_table: dict[str, Pod], namespaces: dict[str, Namespace],
+                  ids: dict[str, int], step: int) -> None:
+    """One seeded change of a snapshot's cluster between cycles: pods come (some with label or
+    affinity signatures the table has not seen) or go, a pod's labels change, a node comes, a
+    namespace is relabelled or added (namespaceSelectors, existing pods' terms), or the table
+    forgets every kept subscription. ``on_table`` (uid -> pod) follows the pods; ``ids`` holds the
+    next ``"pod"`` and ``"node"`` numbers."""
+    table = snap.table
+    op = rng.random()
+    names = list(table.row_of)
+    if op < 0.35 and names:
+        batch_pods = [random_existing_pod(rng, ids["pod"] + j, rng.choice(names)) for j in range(rng.randint(1, 4))]
+        ids["pod"] += len(batch_pods)
+        for p in batch_pods:
+            snap.add_pod(p)
+            on_table[p.uid] = p
+    elif op < 0.6 and on_table:
+        for _ in range(rng.randint(1, 3)):
+            if on_table:
+                snap.remove_pod(on_table.pop(rng.choice(sorted(on_table))))
+    elif op < 0.7 and on_table:
+        old = on_table.pop(rng.choice(sorted(on_table)))
+        snap.remove_pod(old)
+        new = old.replace(labels=random_labels(rng))
+        snap.add_pod(new)
+        on_table[new.uid] = new
+    elif op < 0.78:
+        snap.add_node(random_node(rng, ids["node"]))
+        ids["node"] += 1
+    elif op < 0.88:
+        name = rng.choice(("prod", "dev", "default", f"extra{step}"))
+        namespaces[name] = Namespace(name=name, labels={"env": rng.choice(("prod", "dev")),
+                                                        **({"tier": "1"} if rng.random() < 0.5 else {})})
+    elif op < 0.94:
+        table.drop_subscriptions()

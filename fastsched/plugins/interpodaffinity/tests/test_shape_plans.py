@@ -12,7 +12,6 @@ import random
 
 import pytest
 
-from fastsched.api import Namespace
 from fastsched.config.args import InterPodAffinityArgs
 from fastsched.framework.cycle_state import CycleState
 from fastsched.plugins.interpodaffinity.filtering import PRE_FILTER_STATE_KEY
@@ -21,10 +20,9 @@ from fastsched.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY
 from fastsched.plugins import in_tree_registry
 from fastsched.runtime.framework import new_framework
 from fastsched.snapshot import build_snapshot
-from fastsched.testing import random_node, single_plugin_profile
+from fastsched.testing import single_plugin_profile
 
-from .generators import (NAMESPACES, random_affinity_cluster, random_existing_pod, random_incoming_pod,
-                         random_labels)
+from .generators import NAMESPACES, random_affinity_cluster, random_change, random_incoming_pod
 
 
 def _plugin(args, namespaces, snap):
@@ -73,7 +71,7 @@ def test_kept_plans_match_a_fresh_computation(seed):
     kept = _plugin(args, namespaces, snap)
     shapes = [1000 * seed + k for k in range(5)]  # a shape: the seed its pod is drawn with
     on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
-    next_pod, next_node = len(pods), len(nodes)
+    ids = {"pod": len(pods), "node": len(nodes)}
     planned = 0
     for step in range(30):
         for i, shape in enumerate(rng.sample(shapes, 3) * 2):  # each shape twice in a row, then others
@@ -83,31 +81,5 @@ def test_kept_plans_match_a_fresh_computation(seed):
             _same(got, _states(kept, incoming, list(batch)))  # the walking path (upstream's algorithm)
             _same(got, _states(_plugin(args, namespaces, snap), incoming, batch))  # no kept plan
             planned += kept._last_plan is not None
-        op = rng.random()
-        names = list(table.row_of)
-        if op < 0.35 and names:  # pods come, some with new label or affinity signatures
-            batch_pods = [random_existing_pod(rng, next_pod + j, rng.choice(names)) for j in range(rng.randint(1, 4))]
-            next_pod += len(batch_pods)
-            for p in batch_pods:
-                snap.add_pod(p)
-                on_table[p.uid] = p
-        elif op < 0.6 and on_table:  # pods go
-            for _ in range(rng.randint(1, 3)):
-                if on_table:
-                    snap.remove_pod(on_table.pop(rng.choice(sorted(on_table))))
-        elif op < 0.7 and on_table:  # a pod's labels change
-            old = on_table.pop(rng.choice(sorted(on_table)))
-            snap.remove_pod(old)
-            new = old.replace(labels=random_labels(rng))
-            snap.add_pod(new)
-            on_table[new.uid] = new
-        elif op < 0.78:  # a new node
-            snap.add_node(random_node(rng, next_node))
-            next_node += 1
-        elif op < 0.88:  # a namespace relabelled or added (namespaceSelectors, existing pods' terms)
-            name = rng.choice(("prod", "dev", "default", f"extra{step}"))
-            namespaces[name] = Namespace(name=name, labels={"env": rng.choice(("prod", "dev")),
-                                                            **({"tier": "1"} if rng.random() < 0.5 else {})})
-        elif op < 0.94:
-            table.drop_subscriptions()  # every kept subscription forgotten
+        random_change(rng, snap, on_table, namespaces, ids, step)
     assert planned > 0

@@ -101,8 +101,11 @@ class _Executor(WorkloadOps):
 
     def __init__(self, config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int,
                  progress: Callable[[dict], None] | None, scheduler_config: Any, registry: Any,
-                 prebind_init: bool, keep_scheduler: bool, cpu_time: bool = False):
+                 prebind_init: bool, keep_scheduler: bool, cpu_time: bool = False,
+                 wait_timeout: float = WAIT_TIMEOUT):
         self.config, self.tc, self.w = config, tc, w
+        #: how long (on the run's clock) a wait on pods may last (upstream's 10 minutes)
+        self.wait_timeout = wait_timeout
         #: what a unit of fastsched's work costs in virtual time: wall time, or with ``cpu_time``
         #: this process's CPU time (steadier on a machine shared with other work)
         self.work_clock: Callable[[], float] = time.process_time if cpu_time else time.perf_counter
@@ -241,8 +244,13 @@ class _Executor(WorkloadOps):
                            "opcode": self.opcode, "pods_created": self.pods_created, "pods_bound": self.pods_bound})
 
     def _wait(self, done: Callable[[], bool], what: str, pending: Callable[[], str] | None = None,
-              timeout: float = WAIT_TIMEOUT, poll: bool = False) -> None:
-        """Let the scheduler work (and time pass) until ``done()``; upstream's 10-minute timeout.
+              timeout: float | None = None, poll: bool = False) -> None:
+        """Let the scheduler work (and time pass) until ``done()``, for at most ``timeout``
+        seconds of the run's clock (default: the run's ``wait_timeout``, upstream's 10 minutes).
+        The deadline holds while the scheduler keeps working, as upstream's poll times out however
+        busy the scheduler is: a wait whose pods keep failing (each failed attempt, a fruitless
+        preemption over every node, is work) ends at it instead of going on for as long as the
+        attempts last.
 
         ``poll``: a scheduler_perf wait on scheduled pods, upstream's ``wait.PollUntilContextTimeout
         (1s, immediate)``, which sees the pods done at the first poll (the wait's start, then every
@@ -252,11 +260,16 @@ class _Executor(WorkloadOps):
         The wait itself still ends when the pods are done (the scheduler does not run on to the
         poll: in a workload like PreemptionAsync, churn's preemptors would evict the measured pods
         meanwhile, a race upstream's faster first poll wins)."""
+        if timeout is None:
+            timeout = self.wait_timeout
         start = self.clock.now()
         deadline = start + timeout
         with full_collections_deferred():  # see _step
             while not done():
                 if self._step():
+                    if self.clock.now() > deadline:
+                        detail = pending() if pending is not None else ""
+                        raise WorkloadError(f"timed out after {timeout:g}s waiting for {what}{detail}")
                     continue
                 upcoming = self.clock.peek()
                 if upcoming is None or upcoming > deadline:
@@ -511,7 +524,7 @@ class _Executor(WorkloadOps):
 def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | Workload, *, topic: str | None = None,
                  seed: int = 0, progress: Callable[[dict], None] | None = None, scheduler_config: Any = None,
                  registry: Any = None, prebind_init: bool = False, keep_scheduler: bool = False,
-                 cpu_time: bool = False) -> WorkloadResult:
+                 cpu_time: bool = False, wait_timeout: float = WAIT_TIMEOUT) -> WorkloadResult:
     """Run one workload of one test case; never raises for a failing workload (see
     :attr:`WorkloadResult.status`). ``scheduler_config`` (anything :func:`~fastsched.load_config`
     takes) replaces the test case's ``schedulerConfigPath``; ``registry`` adds out-of-tree plugins
@@ -519,7 +532,11 @@ def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | 
     that precede the measured phase round-robin instead of scheduling them (a fast set-up for
     quick benchmarks); ``keep_scheduler`` keeps the Scheduler in the result, for inspection;
     ``cpu_time`` advances the virtual clock by the process's CPU time instead of wall time (rates
-    that other processes on the machine do not lower)."""
+    that other processes on the machine do not lower); ``wait_timeout`` bounds each wait on pods
+    (seconds of the run's clock; upstream's 10 minutes by default): a wait past it fails the
+    workload with upstream's ``timed out`` error."""
+    if isinstance(wait_timeout, bool) or not isinstance(wait_timeout, (int, float)) or not wait_timeout > 0:
+        raise PerfConfigError(f"wait_timeout: Invalid value: {wait_timeout!r}: must be greater than 0")
     tc = test_case if isinstance(test_case, TestCase) else config.test_case(test_case)
     if isinstance(workload, Workload):
         w = workload
@@ -531,7 +548,7 @@ def run_workload(config: PerfConfig, test_case: str | TestCase, workload: str | 
         w = matches[0]
     ex = _Executor(config, tc, w, topic=topic, seed=seed, progress=progress, scheduler_config=scheduler_config,
                    registry=registry, prebind_init=prebind_init, keep_scheduler=keep_scheduler,
-                   cpu_time=cpu_time)
+                   cpu_time=cpu_time, wait_timeout=wait_timeout)
     return ex.run()
 
 
@@ -582,7 +599,8 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
             on_start(tc, w)
         r = run_workload(config, tc, w, topic=topic, seed=seed, progress=progress, **options)
         if rescale is not None and r.status in ("passed", "below-threshold") and r.no_throughput_sample:
-            r.rescaled = _rescaled(config, tc, w, topic=topic, seed=seed, factor=rescale, options=options)
+            r.rescaled = _rescaled(config, tc, w, topic=topic, seed=seed, factor=rescale, options=options,
+                                   original=r)
         results.append(r)
         if on_result is not None:
             on_result(r)
@@ -591,24 +609,52 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
 
 #: how many times a rescaled run multiplies the measured pods again while it keeps no sample
 RESCALE_TRIES = 3
+#: a rescaled run's waits are given this many times the whole run before it on its clock, times
+#: the factor (the same work, ``factor`` times over, may take that much longer than linear as
+#: the cluster fills), and never less than RESCALE_MIN_WAIT seconds
+RESCALE_WAIT_SLACK = 4.0
+RESCALE_MIN_WAIT = 60.0
 
 
 def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int, factor: float,
-              options: dict) -> WorkloadResult | None:
+              options: dict, original: WorkloadResult) -> WorkloadResult | None:
     """``run_perf``'s ``rescale``: the workload run with its measured pods' count parameters
     multiplied by ``factor`` (then ``factor`` again, up to :data:`RESCALE_TRIES` runs) until its
     phase keeps a SchedulingThroughput sample; None when the test case has no such parameter (a
-    measured createPods with a fixed count: nothing of the workload's own to turn up)."""
+    measured createPods with a fixed count: nothing of the workload's own to turn up).
+
+    Each run's waits are bounded by the run before it (its whole time on its clock x ``factor`` x
+    :data:`RESCALE_WAIT_SLACK`, at least :data:`RESCALE_MIN_WAIT`, at most the run's
+    ``wait_timeout``, upstream's 10 minutes): a bigger workload that the cluster cannot hold
+    (MixedSchedulingBasePod x100: 500,000 measured pods where 5,000 nodes of 4 CPUs hold 200,000
+    of 100m) fails every extra pod's attempt and its fruitless preemption over every node, for as
+    long as those attempts last. Such a run fails with the reason; it is not the same workload at
+    a bigger scale. (A check of the cluster's room before the run would refuse workloads whose
+    measured pods make room by preempting.)"""
     names = tc.measured_count_params()
     if not names:
         return None
+    previous = original
     run: WorkloadResult | None = None
     scale = 1.0
     for _ in range(RESCALE_TRIES):
         scale *= factor
         scaled = w.scaled(names, scale)
-        run = run_workload(config, tc, scaled, topic=topic, seed=seed, **options)
+        budget = min(options.get("wait_timeout", WAIT_TIMEOUT), _rescale_wait(previous, factor))
+        run = run_workload(config, tc, scaled, topic=topic, seed=seed, **{**options, "wait_timeout": budget})
         run.scaled_params = {n: scaled.params[n] for n in names}
+        if run.status == "failed" and run.reason.startswith("op ") and "timed out after" in run.reason \
+                and budget < WAIT_TIMEOUT:
+            run.reason += (f" (a rescaled run's waits get {RESCALE_WAIT_SLACK:g}x the factor {factor:g} times the "
+                           f"{previous.virtual_seconds:.3g}s the run before it took, at least {RESCALE_MIN_WAIT:g}s: "
+                           "this run did not scale like its workload, e.g. its cluster has no room for the extra "
+                           "pods)")
         if run.status not in ("passed", "below-threshold") or not run.no_throughput_sample:
             break
+        previous = run
     return run
+
+
+def _rescale_wait(previous: WorkloadResult, factor: float) -> float:
+    """The wait timeout of a run ``factor`` times bigger than ``previous`` (see ``_rescaled``)."""
+    return min(WAIT_TIMEOUT, max(RESCALE_MIN_WAIT, RESCALE_WAIT_SLACK * factor * previous.virtual_seconds))

@@ -141,3 +141,81 @@ def test_the_table_shows_the_rescaled_run_under_no_sample():
     assert [row[0] for row in rows] == ["Basic/short", "rescaled: measurePods=2,000"]
     assert rows[0][4] == "no sample" and rows[0][5] == "-"
     assert rows[1][4] == "1,234.0" and rows[1][5] == "12.34x" and rows[1][8] == "1,000"
+
+
+FULL = """\
+- name: Full
+  defaultPodTemplatePath: ../templates/pod.yaml
+  workloadTemplate:
+  - {opcode: createNodes, countParam: $nodes}
+  - {opcode: createPods, countParam: $pods, collectMetrics: true}
+  workloads:
+  - {name: w, labels: [performance], threshold: 1, params: {nodes: 1, pods: 3000}}
+"""
+
+
+def test_a_wait_times_out_while_the_scheduler_keeps_working(perf_dir):
+    # 1 node holds 40 of these pods (4 CPUs / 100m): the other ~2,960 fail one after another,
+    # each attempt work on the run's clock. Upstream's wait times out however busy the scheduler
+    # is; checking the deadline only when the scheduler idles let every one of them be attempted
+    # first (MixedSchedulingBasePod x100 worked for hours that way).
+    config = load_perf_config(perf_dir(FULL, pod__yaml=POD))
+    (tc, w), = perf_runner.select_workloads(config)
+    r = perf_runner.run_workload(config, tc, w, wait_timeout=0.02, cpu_time=True, keep_scheduler=True)
+    assert r.status == "failed"
+    assert r.reason.startswith("op 1 (createPods): timed out after 0.02s waiting for")
+    a = r.scheduler.metrics.attempts
+    assert a["scheduled"] <= 40
+    assert a["scheduled"] + a["unschedulable"] + a["error"] < 1500  # stopped at the deadline, not after 3,000
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, True, "10"])
+def test_the_wait_timeout_must_be_a_positive_number(perf_dir, bad):
+    config = load_perf_config(perf_dir(FULL, pod__yaml=POD))
+    (tc, w), = perf_runner.select_workloads(config)
+    with pytest.raises(PerfConfigError, match=f"wait_timeout: Invalid value: {bad!r}: must be greater than 0"):
+        perf_runner.run_workload(config, tc, w, wait_timeout=bad)
+
+
+def test_a_rescaled_run_gets_a_wait_budget_from_the_run_before_it(perf_dir, monkeypatch):
+    # the original took 2 s on its clock, x4 runs get max(60, 4 * 4 * 2) = 60 s, and a run of
+    # 20 s before the next try gives it 4 * 4 * 20 = 320 s; never above the run's own timeout
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    budgets = []
+
+    def fake(config, tc, w, **kw):
+        pods = w.params["pods"]
+        if pods > 50:
+            budgets.append(kw["wait_timeout"])
+        return WorkloadResult(tc.name, w.name, "passed", virtual_seconds={50: 2.0, 200: 20.0}.get(pods, 200.0),
+                              phases=[PhaseStats("m", ["ns"], pods_scheduled=pods, seconds=1.0, throughput_samples=0)])
+
+    monkeypatch.setattr(perf_runner, "run_workload", fake)
+    run_perf(config, workload="hard", rescale=4)
+    assert budgets == [60.0, 320.0, 600.0]  # the last: 4 * 4 * 200 = 3,200, upstream's 600 caps it
+    budgets.clear()
+    run_perf(config, workload="hard", rescale=4, wait_timeout=100.0)
+    assert budgets == [60.0, 100.0, 100.0]
+
+
+def test_a_rescaled_run_past_its_budget_fails_and_says_why(perf_dir, monkeypatch):
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    made = []
+
+    def fake(config, tc, w, **kw):
+        pods = w.params["pods"]
+        made.append(pods)
+        if pods == 50:
+            return WorkloadResult(tc.name, w.name, "passed", virtual_seconds=2.0,
+                                  phases=[PhaseStats("m", ["ns"], pods_scheduled=50, seconds=1.0, throughput_samples=0)])
+        return WorkloadResult(tc.name, w.name, "failed", virtual_seconds=kw["wait_timeout"],
+                              reason=f"op 1 (createPods): timed out after {kw['wait_timeout']:g}s waiting for pods")
+
+    monkeypatch.setattr(perf_runner, "run_workload", fake)
+    (r,) = run_perf(config, workload="hard", rescale=4).results
+    assert made == [50, 200]  # no further try after a failure
+    assert r.status == "passed" and r.rescaled.status == "failed"
+    assert r.rescaled.reason == (
+        "op 1 (createPods): timed out after 60s waiting for pods (a rescaled run's waits get 4x the factor 4 "
+        "times the 2s the run before it took, at least 60s: this run did not scale like its workload, e.g. "
+        "its cluster has no room for the extra pods)")

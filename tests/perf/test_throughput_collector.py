@@ -20,7 +20,7 @@ import pytest
 from fastsched.clock import VirtualClock
 from fastsched.perf.config import MetricSelector
 from fastsched.perf.metrics import Collection, WorkloadResult
-from fastsched.perf.runner import _Executor
+from fastsched.perf.runner import WAIT_TIMEOUT, _Executor
 from fastsched.scheduler.scheduler import SchedulerMetrics
 
 NS = "measured-ns"
@@ -42,6 +42,7 @@ def _executor(bound: tuple = ()) -> _Executor:
     ex.result = WorkloadResult("Case", "w", "passed", threshold=100.0, selector=MetricSelector())
     ex.warned = set()
     ex.collection = None
+    ex.wait_timeout = WAIT_TIMEOUT
     return ex
 
 

@@ -3,15 +3,14 @@ Skip, args validation, float agreement of the two paths, and the randomized equi
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from fastsched.config.args import NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs, ResourceSpec
-from fastsched.config.errors import ConfigError
-from types import SimpleNamespace
-
 from fastsched.api.resource import parse_device_class, parse_resource_slice
+from fastsched.config.errors import ConfigError
 from fastsched.framework import CycleState
 from fastsched.framework.objects import ObjectStore
 from fastsched.framework.status import Code

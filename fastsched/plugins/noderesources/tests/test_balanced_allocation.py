@@ -3,13 +3,16 @@ Skip, args validation, float agreement of the two paths, and the randomized equi
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from fastsched.config.args import NodeResourcesBalancedAllocationArgs, NodeResourcesFitArgs, ResourceSpec
+from fastsched.api.resource import parse_device_class, parse_resource_slice
 from fastsched.config.errors import ConfigError
 from fastsched.framework import CycleState
+from fastsched.framework.objects import ObjectStore
 from fastsched.framework.status import Code
 from fastsched.plugins.helper.tests.support import single_plugin_framework
 from fastsched.plugins.noderesources import BALANCED_ALLOCATION_NAME, FACTORIES, BalancedAllocation
@@ -44,7 +47,7 @@ def scores(plugin, nodes, existing, incoming, pre_score=True):
 
 # Upstream v1.37.2 balanced_allocation_test.go, TestNodeResourcesBalancedAllocation: the score is
 # 50 + (50 + with - without) / 2 of the balance int64((1 - std) * 100) with and without the pod.
-# (The two DRA-backed extended resource cases need DRAExtendedResource, not modelled.)
+# (Its two DRA-backed extended resource rows are at the end of this table, below.)
 
 def test_differently_sized_nodes():
     # node1: cpu 0 -> 3000/4000, memory 0 -> 5000/10000: 100 -> 87 -> 68
@@ -116,6 +119,36 @@ def test_score_rounds_toward_zero():
     nodes = [node("n", 4000, 10000)]
     existing = [pod("a", requests(1000), node_name="n")]
     assert scores(new_balanced(), nodes, existing, pod("p", requests(1000, 1000))) == {"n": 71}
+
+
+# Upstream v1.37.2 balanced_allocation_test.go, TestNodeResourcesBalancedAllocation, the two rows
+# with draObjects (DRAExtendedResource on, GA in fastsched): a DeviceClass maps the extended
+# resource name and node1 has a ResourceSlice of 8 devices (st.MakeResourceSlice: pool and slice of
+# node1, driver test-driver); the DRA manager is the handle's client.
+DRA_ERN = "extended.resource.dra.io/something"  # upstream extendedResourceName
+
+
+def dra_handle() -> SimpleNamespace:
+    device_class = parse_device_class({"metadata": {"name": "device-class-name"},
+                                       "spec": {"extendedResourceName": DRA_ERN}})
+    slice_ = parse_resource_slice({"metadata": {"name": "node1-test-driver"}, "spec": {
+        "driver": "test-driver", "nodeName": "node1", "pool": {"name": "node1", "resourceSliceCount": 1},
+        "devices": [{"name": f"device-{i}"} for i in range(1, 9)]}})
+    return SimpleNamespace(client=ObjectStore([device_class, slice_]))
+
+
+@pytest.mark.parametrize("name,pre_score", [
+    ("include DRA resource on a node for balanced resource allocation", True),
+    ("include DRA resource on a node for balanced resource allocation if PreScore not called", False),
+])
+def test_dra_extended_resource(name, pre_score):
+    # node1: cpu 3000/3500 both, memory 0/40000 both, DRA 0 -> 1/8: 60 -> 62 -> 76
+    # node2: cpu 3000/3500 both, memory 5000/40000 both, DRA unsatisfiable (no devices): 63 -> 63 -> 75
+    plugin = FACTORIES[BALANCED_ALLOCATION_NAME](balanced_args(["cpu", "memory", DRA_ERN]), dra_handle())
+    nodes = [node("node1", 3500, 40000), node("node2", 3500, 40000)]
+    existing = [spec_pod("a", CPU_ONLY, "node1"), spec_pod("b", CPU_AND_MEMORY, "node2")]
+    incoming = pod("p", {DRA_ERN: "1"})
+    assert scores(plugin, nodes, existing, incoming, pre_score=pre_score) == {"node1": 76, "node2": 75}
 
 
 def test_best_effort_pod_is_skipped():

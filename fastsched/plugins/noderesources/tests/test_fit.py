@@ -4,6 +4,7 @@ validation, events, and the randomized batch-vs-per-node equivalence."""
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,13 +15,17 @@ from fastsched.config.args import (LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO
                                    UtilizationShapePoint)
 from fastsched.config.errors import ConfigError
 from fastsched.api import Node
+from fastsched.api.resource import parse_device_class, parse_resource_slice
 from fastsched.framework import CycleState, NodeInfo
+from fastsched.framework.objects import ObjectStore
 from fastsched.framework.interface import ActionType, EventResource, QueueingHint
 from fastsched.framework.status import Code
 from fastsched.plugins.helper.tests.support import single_plugin_framework
 from fastsched._kernels import _resources
 from fastsched.plugins.noderesources import FACTORIES, FIT_NAME, Fit, fits
-from fastsched.plugins.noderesources.fit import PRE_FILTER_STATE_KEY
+from fastsched.plugins.noderesources import dra_extended
+from fastsched.plugins.noderesources.fit import (PRE_FILTER_STATE_KEY, _have_any_requested_resources_increased,
+                                                 compute_pod_resource_request, fits_request)
 from fastsched.plugins.noderesources.resource_names import is_extended_resource_name, is_scalar_resource_name
 from fastsched.plugins.noderesources.scorers import (BrokenLinearFunction, RequestedToCapacityRatioScorer, go_div,
                                                      go_round)
@@ -51,6 +56,27 @@ def fit_args(strategy: str = LEAST_ALLOCATED, resources: list[tuple[str, int]] |
     if shape is not None:
         rtcr = RequestedToCapacityRatioParam([UtilizationShapePoint(u, s) for u, s in shape])
     return NodeResourcesFitArgs(scoring_strategy=ScoringStrategy(strategy, specs, rtcr), **kwargs)
+
+
+# upstream fit_test.go's extendedResourceName and deviceClassWithExtendResourceName (a DeviceClass
+# "device-class-name" mapping it); newTestDRAManager(objects...) is a handle whose client holds the
+# objects, and a nil DRA manager a handle without one (``dra_extended._manager``)
+DRA_ERN = "extended.resource.dra.io/something"
+
+
+def dra_class():
+    return parse_device_class({"metadata": {"name": "device-class-name"}, "spec": {"extendedResourceName": DRA_ERN}})
+
+
+def dra_slice(node_name: str, devices: int):
+    """``st.MakeResourceSlice(node_name, "test-driver").Device("device-1")...``: pool and slice of the node."""
+    return parse_resource_slice({"metadata": {"name": f"{node_name}-test-driver"}, "spec": {
+        "driver": "test-driver", "nodeName": node_name, "pool": {"name": node_name, "resourceSliceCount": 1},
+        "devices": [{"name": f"device-{i}"} for i in range(1, devices + 1)]}})
+
+
+def dra_handle(*objects) -> SimpleNamespace:
+    return SimpleNamespace(client=ObjectStore(list(objects)))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -135,6 +161,50 @@ FILTER_CASES = [
 def test_filter_cases(name, incoming, existing_req, args, want):
     got = run_filter(new_fit(args), [filter_node()], [on_node(existing_req)], incoming)
     assert got == {"n1": want}
+
+
+# Upstream v1.37.2 fit_test.go, TestEnoughRequests: the rows with draExtendedResourceEnabled /
+# nilDRAManager, with both of the row's checks: Filter's status and fitsRequest's insufficient
+# resources (name, reason, requested, used, capacity, unresolvable). DRAExtendedResource is GA and
+# locked on in fastsched; where upstream's row has a DRA manager (the gate on and not
+# nilDRAManager) the plugin's handle holds deviceClassWithExtendResourceName, else it has no DRA
+# manager. "extended resource backed by DRA not enabled" turns the gate off, which upstream's
+# test also runs without a manager: fastsched runs it with the gate on and no manager, the same
+# inputs and the same verdict (nothing delegated).
+def _insufficient(name: str, requested: int) -> tuple:
+    return (name, f"Insufficient {name}", requested, 0, 0, True)
+
+
+ENOUGH_REQUESTS_DRA_CASES = [
+    # (name, with DRA manager, incoming pod, requests of the pod on the node, status, insufficient)
+    ("extended resource backed by device plugin", True, pod("p", requests(0, 0, {EXT_A: 1})), requests(0, 0), OK,
+     []),
+    ("extended resource backed by DRA", True, pod("p", requests(1, 1, {DRA_ERN: 1})), requests(0, 0), OK, []),
+    ("extended resource backed by DRA, nil draManager", False, pod("p", requests(1, 1, {EXT_A: 1})), requests(0, 0),
+     OK, []),
+    ("extended resource backed by DRA not enabled", False, pod("p", requests(1, 1, {DRA_ERN: 1})), requests(0, 0),
+     (UU, (f"Insufficient {DRA_ERN}",)), [_insufficient(DRA_ERN, 1)]),
+    ("extended resource NOT backed by DRA", True, pod("p", requests(1, 1, {EXT_B: 1})), requests(0, 0),
+     (UU, (f"Insufficient {EXT_B}",)), [_insufficient(EXT_B, 1)]),
+    ("extended resource was backed by Device Plugin (Allocatable: 0)", True, pod("p", requests(0, 0, {DRA_ERN: 1})),
+     requests(0, 0, {DRA_ERN: 0}), OK, []),
+    ("extended resource was backed by Device Plugin (Allocatable: 0), global cache", True,
+     pod("p", requests(0, 0, {EXT_A: 1})), requests(0, 0, {EXT_A: 0}), OK, []),
+]
+
+
+@pytest.mark.parametrize("name,manager,incoming,existing_req,want,want_insufficient", ENOUGH_REQUESTS_DRA_CASES,
+                         ids=[c[0] for c in ENOUGH_REQUESTS_DRA_CASES])
+def test_enough_requests_dra_extended_resources(name, manager, incoming, existing_req, want, want_insufficient):
+    fit = FACTORIES[FIT_NAME](None, dra_handle(dra_class()) if manager else None)
+    existing = [on_node(existing_req)]
+    assert run_filter(fit, [filter_node()], existing, incoming) == {"n1": want}
+    request = compute_pod_resource_request(incoming)
+    node_info = build_snapshot([filter_node()], existing).get("n1")
+    insufficient = fits_request(request, node_info, fit.ignored_resources, fit.ignored_resource_groups,
+                                fit._delegable(request))
+    assert [(r.resource_name, r.reason, r.requested, r.used, r.capacity, r.unresolvable)
+            for r in insufficient] == want_insufficient
 
 
 def test_filter_too_many_pods():
@@ -364,6 +434,22 @@ def test_score_without_resources_is_an_error():
     assert status is not None and status.code() == Code.ERROR and status.reasons() == ["resources not found"]
 
 
+# Upstream v1.37.2 fit_test.go, TestFitScore: the two rows with draObjects (DRAExtendedResource on):
+# LeastAllocated over the DRA-backed resource alone, nodes without any capacity, node1 with a slice
+# of 3 devices and node2 of 2: (3 - 1) * 100 / 3 = 66 and (2 - 1) * 100 / 2 = 50.
+@pytest.mark.parametrize("name,pre_score", [
+    ("test case for ScoringStrategy LeastAllocated with Extended resources", True),
+    ("test case for ScoringStrategy LeastAllocated with Extended resources if PreScore is not called", False),
+])
+def test_fit_score_least_allocated_with_extended_resources(name, pre_score):
+    handle = dra_handle(dra_class(), dra_slice("node1", 3), dra_slice("node2", 2))
+    fit = FACTORIES[FIT_NAME](fit_args(resources=[(DRA_ERN, 1)]), handle)
+    nodes = [Node.from_manifest({"apiVersion": "v1", "kind": "Node", "metadata": {"name": n}}, validate=False)
+             for n in ("node1", "node2")]
+    scores, status = run_score(fit, nodes, [], pod("p", {DRA_ERN: "1"}), pre_score=pre_score)
+    assert status is None and scores == {"node1": 66, "node2": 50}
+
+
 # ------------------------------------------------------------------------------------------------
 # Construction, events
 # ------------------------------------------------------------------------------------------------
@@ -476,6 +562,59 @@ def test_is_schedulable_after_node_change_with_dra_extended_resources():
     # the implicit class name deviceclass.resource.kubernetes.io/<class> maps too
     implicit = _res_pod(0, {"deviceclass.resource.kubernetes.io/gpu-class": 1})
     assert plugin.is_schedulable_after_node_change(implicit, None, without) == (QueueingHint.QUEUE, None)
+
+
+# Upstream v1.37.2 fit_test.go, TestHaveAnyRequestedResourcesIncreased, transcribed row by row:
+# haveAnyRequestedResourcesIncreased as isSchedulableAfterNodeChange calls it (the requested
+# resources a DeviceClass maps, delegated where the modified node has none). Rows with
+# draExtendedResourceEnabled have a DRA manager holding deviceClassWithExtendResourceName; the
+# others none (DRAExtendedResource is locked on here: without a manager nothing is delegated).
+def _resource_pod(cpu_milli: int = 0, memory: int = 0, storage: int = 0, scalar: dict[str, int] | None = None):
+    """Upstream ``newResourcePod(framework.Resource{...})``: one container requesting cpu (milli),
+    memory, pods 0, ephemeral-storage and the scalar resources, zeros included."""
+    req = {"cpu": f"{cpu_milli}m", "memory": str(memory), "pods": "0", "ephemeral-storage": str(storage),
+           **{k: str(v) for k, v in (scalar or {}).items()}}
+    return make_pod("p", requests=req)
+
+
+_REQUESTING = dict(cpu_milli=2, memory=2, storage=2)
+_NODE_123 = {"cpu": "1", "memory": "2", "ephemeral-storage": "3"}
+_NODE_121 = {"cpu": "1", "memory": "2", "ephemeral-storage": "1"}
+HAVE_ANY_INCREASED_CASES = [
+    # (name, pod, original node capacity, modified node capacity, DRA manager, expected)
+    ("no-requested-resources", _resource_pod(),
+     {"pods": "1", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"},
+     {"pods": "1", "cpu": "2", "memory": "2", "ephemeral-storage": "2", EXT_A: "2"}, False, False),
+    ("no-requested-resources-pods-increased", _resource_pod(),
+     {"pods": "1", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"},
+     {"pods": "2", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}, False, True),
+    ("requested-resources-dra-in-node", _resource_pod(**_REQUESTING, scalar={DRA_ERN: 2}),
+     {**_NODE_123, DRA_ERN: "4"}, {**_NODE_121, DRA_ERN: "1"}, True, False),
+    ("requested-resources-dra-not-in-node", _resource_pod(**_REQUESTING, scalar={DRA_ERN: 2}),
+     _NODE_123, _NODE_121, True, True),
+    ("requested-resources-dra-zero-capacity", _resource_pod(scalar={DRA_ERN: 1}),
+     {DRA_ERN: "0"}, {DRA_ERN: "0"}, True, True),
+    ("scalar-resources-not-in-node", _resource_pod(**_REQUESTING, scalar={EXT_A: 2}),
+     _NODE_123, _NODE_121, False, False),
+    ("requested-resources-decreased", _resource_pod(**_REQUESTING, scalar={EXT_A: 2}),
+     {**_NODE_123, EXT_A: "4"}, {**_NODE_121, EXT_A: "1"}, False, False),
+    ("requested-resources-increased", _resource_pod(**_REQUESTING, scalar={EXT_A: 2}),
+     {**_NODE_123, EXT_A: "4"}, {"cpu": "3", "memory": "4", "ephemeral-storage": "3", EXT_A: "4"}, False, True),
+    ("non-requested-resources-decreased", _resource_pod(cpu_milli=2, memory=2),
+     {**_NODE_123, EXT_A: "4"}, {**_NODE_121, EXT_A: "1"}, False, False),
+    ("non-requested-resources-increased", _resource_pod(cpu_milli=2, memory=2),
+     {**_NODE_123, EXT_A: "4"}, {"cpu": "1", "memory": "2", "ephemeral-storage": "5", EXT_A: "6"}, False, False),
+]
+
+
+@pytest.mark.parametrize("name,target,original,modified,manager,expected", HAVE_ANY_INCREASED_CASES,
+                         ids=[c[0] for c in HAVE_ANY_INCREASED_CASES])
+def test_have_any_requested_resources_increased(name, target, original, modified, manager, expected):
+    handle = dra_handle(dra_class()) if manager else None
+    request = compute_pod_resource_request(target)
+    delegable = dra_extended.delegable_resources(handle, request.scalar_resources.items())
+    assert _have_any_requested_resources_increased(request, _cap_node(original), _cap_node(modified),
+                                                   delegable) is expected
 
 
 def _rpod(name: str, cpu: str | None = None, memory: str | None = None, node_name: str | None = None,

@@ -134,17 +134,29 @@ def _csi_driver(name, prevent):
 NOT_INSTALLED = Status(Code.UNSCHEDULABLE, f"{EBS} CSI driver is not installed on the node")
 
 
-@pytest.mark.parametrize("gate,csi_node_drivers,driver_prevent,want", [
-    # limitSource "no-csi-driver": a CSINode listing no driver
-    (True, {}, False, None),            # CSIDriver exists but PreventPodSchedulingIfMissing is not set
-    (True, {}, True, NOT_INSTALLED),    # driver not installed and PreventPodSchedulingIfMissing is true
-    (False, {}, True, None),            # gate disabled: no driver presence check
-    (True, {EBS: 2}, True, None),       # limitSource "csinode": driver installed within limit
-    (True, {}, "absent", None),         # no CSIDriver object
-    (True, None, True, NOT_INSTALLED),  # no CSINode at all: not installed (fastsched case)
-], ids=["prevent unset", "prevent and missing", "gate disabled", "installed within limit", "no CSIDriver",
-        "no CSINode"])
-def test_volume_limit_scaling_gate(gate, csi_node_drivers, driver_prevent, want):
+# Upstream v1.37.2 csi_test.go, TestVolumeLimitScalingGate, row by row under upstream's names
+# (enableVolumeLimitScaling as the plugin's gate; limitSource "no-csi-driver" is a CSINode listing
+# no driver, "csinode" one listing the EBS driver with the row's limit; csiDriverPresent and
+# preventPodSchedulingIfMissing pick the CSIDriver object: absent, without the field (nil), or
+# with it true), then fastsched's own rows.
+VOLUME_LIMIT_SCALING_CASES = [
+    # (name, gate, CSINode drivers and limits (None: no CSINode), CSIDriver's field, want)
+    ("gate enabled - allow scheduling when CSIDriver exists but PreventPodSchedulingIfMissing is not set",
+     True, {}, None, None),
+    ("gate enabled - fail when driver not installed and PreventPodSchedulingIfMissing is true",
+     True, {}, True, NOT_INSTALLED),
+    ("gate disabled - skip driver presence check (regardless of CSIDriver presence)", False, {}, True, None),
+    ("gate enabled - driver installed within limit", True, {EBS: 2}, True, None),
+    ("gate enabled - allow scheduling when CSIDriver object missing", True, {}, "absent", None),
+    # fastsched rows: the field set to false; no CSINode at all (not installed)
+    ("fastsched: PreventPodSchedulingIfMissing false", True, {}, False, None),
+    ("fastsched: no CSINode", True, None, True, NOT_INSTALLED),
+]
+
+
+@pytest.mark.parametrize("name,gate,csi_node_drivers,driver_prevent,want", VOLUME_LIMIT_SCALING_CASES,
+                         ids=[c[0] for c in VOLUME_LIMIT_SCALING_CASES])
+def test_volume_limit_scaling_gate(name, gate, csi_node_drivers, driver_prevent, want):
     objects = _objects()
     if csi_node_drivers is not None:
         objects.append(csi_node_manifest("node-1", csi_node_drivers))

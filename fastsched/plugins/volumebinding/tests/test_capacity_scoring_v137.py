@@ -15,8 +15,9 @@ from fastsched.config.args import UtilizationShapePoint, VolumeBindingArgs
 from fastsched.features import FeatureGates
 from fastsched.framework.cycle_state import CycleState
 from fastsched.framework.objects import ObjectStore
-from fastsched.framework.status import Code
-from fastsched.plugins.volumebinding import new
+from fastsched.framework.status import Code, Status
+from fastsched.plugins.volumebinding import STATE_KEY, new
+from fastsched.plugins.volumebinding.binder import ERR_REASON_BIND_CONFLICT
 from fastsched.sim.storage import (csi_driver_manifest, csi_storage_capacity_manifest, pv_manifest, pvc_manifest,
                                    storage_class_manifest)
 from fastsched.snapshot import build_snapshot
@@ -113,6 +114,52 @@ def test_local_volumes_with_close_capacity_are_preferred():
     assert _run(claims + LOCAL, ["pvc-a"], HOST_NODES) == (None, [75, 50, 0])
     # StorageCapacityScoring disabled: PreScore skips
     assert _run(claims + LOCAL, ["pvc-a"], HOST_NODES, gates=OFF) == ("SKIP", None)
+
+
+# Upstream v1.37.2 volume_binding_test.go, TestVolumeBinding: the two "(StorageCapacityScoring
+# disabled)" rows with every check of upstream's row: PreFilter's result and status, the state it
+# leaves (claims, the PVs of the claims' class, no PodVolumes yet), Filter's status on each node
+# (per node and vectorized) and PreScore's Skip. The gate off (fts.EnableStorageCapacityScoring
+# false) is the handle's feature gates; args unset (upstream's default args have no shape then).
+NO_PV = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_REASON_BIND_CONFLICT)
+SCORING_DISABLED_CASES = [
+    ("local volumes with close capacity are preferred (StorageCapacityScoring disabled)", LOCAL, HOST_NODES,
+     [None, None, NO_PV]),
+    ("zonal volumes with close capacity are preferred (StorageCapacityScoring disabled)", ZONAL, ZONE_NODES,
+     [None, None, None, None, NO_PV, NO_PV]),
+]
+
+
+@pytest.mark.parametrize("vectorized", [False, True], ids=["per-node", "vectorized"])
+@pytest.mark.parametrize("name,pvs,nodes,want_filter", SCORING_DISABLED_CASES,
+                         ids=[c[0] for c in SCORING_DISABLED_CASES])
+def test_storage_capacity_scoring_disabled(name, pvs, nodes, want_filter, vectorized):
+    claims = [pvc_manifest("pvc-a", storage_class="wait-sc", request="50Gi")]
+    plugin = _plugin(claims + pvs, OFF, None)
+    batch = build_snapshot(nodes).batch()
+    p = pod("pod-a", ["pvc-a"])
+    state = CycleState()
+    result, status = plugin.pre_filter(state, p, batch)
+    assert result is None and status is None
+    data = state.read(STATE_KEY)
+    assert data.claims.bound_claims == [] and data.claims.unbound_claims_immediate == []
+    assert [(c.name, c.storage_class_name) for c in data.claims.unbound_claims_delay_binding] == [("pvc-a", "wait-sc")]
+    assert {cls: sorted(pv.name for pv in volumes)
+            for cls, volumes in data.claims.unbound_volumes_delay_binding.items()} == {
+        "wait-sc": ["pv-a-0", "pv-a-1", "pv-b-0", "pv-b-1"]}
+    assert data.pod_volumes_by_node == {}
+    if vectorized:
+        v = plugin.filter_vectorized(state, p, batch)
+        got = {ni.node().name: v if isinstance(v, Status) else v.status(i) for i, ni in enumerate(batch)}
+    else:
+        got = {ni.node().name: plugin.filter(state, p, ni) for ni in batch}
+    for n, want in zip(nodes, want_filter):
+        got_status = got[n.name]
+        assert (got_status is None and want is None) or (
+            got_status is not None and want is not None and got_status.code() == want.code()
+            and got_status.reasons() == want.reasons()), (n.name, got_status, want)
+    status = plugin.pre_score(state, p, batch)
+    assert status is not None and status.code() == Code.SKIP and status.reasons() == []
 
 
 def test_local_volumes_with_close_capacity_are_preferred_multiple_pvcs():

@@ -397,7 +397,7 @@ def test_add_and_remove_pod_update_the_state():
 # existing pods back, and so does RemovePod on the state of all pods.
 FOO_BAR = {"foo": "bar"}
 ANTI_FOO_BAR_REGION = affinity(anti_required=[term("region", expr("foo", "In", "bar"))])
-PRE_FILTER_STATE_ADD_REMOVE_POD_ROWS = [
+PRE_FILTER_STATE_ADD_REMOVE_POD_ROWS: list[tuple] = [
     ("preFilterState anti-affinity terms with both hostname and non-hostname are updated correctly after "
      "adding and removing a pod",
      pod("pending", FOO_BAR, aff=ANTI_FOO_BAR_REGION, namespace=""),

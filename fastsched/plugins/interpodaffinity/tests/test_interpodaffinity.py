@@ -286,6 +286,30 @@ def test_incoming_anti_affinity_by_hostname_and_zone():
     assert got == {"n1": (U, [ANTI]), "n2": (U, [ANTI]), "n3": None, "n4": None}
 
 
+# Upstream TestRequiredAffinityMultipleNodes (v1.37.2, filtering_test.go): the host-scoped rows.
+# Upstream runs every row with InterPodAffinityHostnameFastPath on and off and wants the same
+# verdicts; the gate is alpha and off in v1.37.2 and fixed off in fastsched (fastsched.features),
+# so the rows run once, as the gate-off half. Upstream's pods are all in namespace "".
+HOSTNAME = "kubernetes.io/hostname"
+REQUIRED_AFFINITY_MULTIPLE_NODES_ROWS = [
+    ("Test incoming pod's host-scoped affinity (fast path)",
+     pod(namespace="", aff=affinity([term(HOSTNAME, expr("foo", "Exists"))])),
+     [pod("pod1", {"foo": ""}, "nodeA", namespace="")], ["nodeA", "nodeB"],
+     {"nodeA": None, "nodeB": (UU, [AFF])}),
+    ("Test incoming pod's host-scoped anti-affinity (fast path)",
+     pod(namespace="", aff=affinity(anti_required=[term(HOSTNAME, expr("foo", "Exists"))])),
+     [pod("pod1", {"foo": ""}, "nodeA", namespace="")], ["nodeA", "nodeB"],
+     {"nodeA": (U, [ANTI]), "nodeB": None}),
+]
+
+
+@pytest.mark.parametrize("name, incoming, pods, node_names, want", REQUIRED_AFFINITY_MULTIPLE_NODES_ROWS,
+                         ids=[r[0] for r in REQUIRED_AFFINITY_MULTIPLE_NODES_ROWS])
+def test_required_affinity_multiple_nodes(name, incoming, pods, node_names, want):
+    nodes = [make_node(n, labels={HOSTNAME: n}) for n in node_names]
+    assert run_filter(incoming, nodes, pods) == want
+
+
 def test_empty_and_unset_selectors():
     nodes = [node("n1", zone="z1"), node("n2", zone="z2")]
     existing = [pod("e", {"app": "db"}, "n1")]
@@ -363,6 +387,53 @@ def test_add_and_remove_pod_update_the_state():
     # removing an accounted pod deletes its pair
     assert pl.remove_pod(copy, incoming, PodInfo(snap.get("n2").pods[0].pod), snap.get("n2")) is None
     assert copy.read(PRE_FILTER_STATE_KEY).anti_affinity_counts.is_empty()
+
+
+# Upstream TestPreFilterStateAddRemovePod (v1.37.2, filtering_test.go), the row with an added pod
+# whose anti-affinity has a hostname and a region term. Upstream runs it with
+# InterPodAffinityHostnameFastPath on and off; fastsched has the gate fixed off (alpha, off in
+# v1.37.2), so this is the gate-off half. Upstream's steps: AddPod on the state of the existing pods
+# gives the incoming pod's counts below and the state of all pods; RemovePod gives the state of the
+# existing pods back, and so does RemovePod on the state of all pods.
+FOO_BAR = {"foo": "bar"}
+ANTI_FOO_BAR_REGION = affinity(anti_required=[term("region", expr("foo", "In", "bar"))])
+PRE_FILTER_STATE_ADD_REMOVE_POD_ROWS: list[tuple] = [
+    ("preFilterState anti-affinity terms with both hostname and non-hostname are updated correctly after "
+     "adding and removing a pod",
+     pod("pending", FOO_BAR, aff=ANTI_FOO_BAR_REGION, namespace=""),
+     pod("addedPod", FOO_BAR, "nodeA", namespace="", aff=affinity(anti_required=[
+         term("region", expr("foo", "In", "bar")), term(HOSTNAME, expr("foo", "In", "bar"))])),
+     [pod("p1", FOO_BAR, "nodeA", namespace="")],
+     [make_node("nodeA", labels={"region": "r1", "zone": "z11", HOSTNAME: "nodeA"}),
+      make_node("nodeB", labels={"region": "r1", "zone": "z12", HOSTNAME: "nodeB"})],
+     {("region", "r1"): 2}, {}),
+]
+
+
+@pytest.mark.parametrize("name, pending, added, existing, nodes, want_anti, want_affinity",
+                         PRE_FILTER_STATE_ADD_REMOVE_POD_ROWS, ids=[r[0] for r in PRE_FILTER_STATE_ADD_REMOVE_POD_ROWS])
+def test_pre_filter_state_add_remove_pod(name, pending, added, existing, nodes, want_anti, want_affinity):
+    def pre_filter(pods):
+        snap, _, pl = setup(nodes, pods)
+        state = CycleState()
+        assert pl.pre_filter(state, pending, snap.batch()) == (None, None)
+        return snap, pl, state
+
+    _, _, all_pods_state = pre_filter([*existing, added])
+    snap, pl, state = pre_filter(existing)
+    original = state.read(PRE_FILTER_STATE_KEY).clone()
+    node_info = snap.get(added.node_name)
+    assert pl.add_pod(state, pending, PodInfo(added), node_info) is None
+    got = state.read(PRE_FILTER_STATE_KEY)
+    assert got.anti_affinity_counts.pairs() == want_anti
+    assert got.affinity_counts.pairs() == want_affinity
+    _assert_same_prefilter_state(got, all_pods_state.read(PRE_FILTER_STATE_KEY))
+    assert pl.remove_pod(state, pending, PodInfo(added), node_info) is None
+    _assert_same_prefilter_state(state.read(PRE_FILTER_STATE_KEY), original)
+    # pure RemovePod: from the state of all pods
+    snap2, pl2, state2 = pre_filter([*existing, added])
+    assert pl2.remove_pod(state2, pending, PodInfo(added), snap2.get(added.node_name)) is None
+    _assert_same_prefilter_state(state2.read(PRE_FILTER_STATE_KEY), original)
 
 
 class _Nominator(PodNominator):
@@ -502,6 +573,30 @@ def test_incoming_namespace_selector_and_namespaces():
     for aff, want in ((AFFINITY_NS_SELECTOR, [100, 0]), (ANTI_AFFINITY_NS_SELECTOR, [0, 100])):
         incoming = pod(labels=S1, namespace="subteam1.team1", aff=aff)
         assert run_score(incoming, nodes, pods, namespaces=TEAM_NAMESPACES) == want
+
+
+# Upstream TestPreferredAffinity (v1.37.2, scoring_test.go): the negative NamespaceSelector rows
+# (args HardPodAffinityWeight 1, the table's namespaces). The term's namespaceSelector
+# ``team NotIn [team1]`` selects subteam1.team2 only, never the pod's own subteam1.team1.
+NEGATIVE_NS_SELECTOR_TERM = term("region", expr("security", "In", "S1"),
+                                 ns_selector={"matchExpressions": [expr("team", "NotIn", "team1")]})
+PREFERRED_AFFINITY_NEGATIVE_NS_ROWS = [
+    ("Affinity with pods correctly enforcing negative NamespaceSelector",
+     affinity(preferred=[weighted(5, NEGATIVE_NS_SELECTOR_TERM)]), [0, 100]),
+    ("AntiAffinity with pods correctly enforcing negative NamespaceSelector",
+     affinity(anti_preferred=[weighted(5, NEGATIVE_NS_SELECTOR_TERM)]), [100, 0]),
+]
+
+
+@pytest.mark.parametrize("name, aff, want", PREFERRED_AFFINITY_NEGATIVE_NS_ROWS,
+                         ids=[r[0] for r in PREFERRED_AFFINITY_NEGATIVE_NS_ROWS])
+def test_preferred_affinity_negative_namespace_selector(name, aff, want):
+    nodes = [make_node("node1", labels=CHINA), make_node("node2", labels=INDIA)]
+    pods = [pod("a", S1, "node1", namespace="subteam1.team1"), pod("b", S1, "node1", namespace="subteam1.team1"),
+            pod("c", S1, "node2", namespace="subteam1.team2")]
+    incoming = pod(labels=S1, namespace="subteam1.team1", aff=aff)
+    assert run_score(incoming, nodes, pods, args=InterPodAffinityArgs(hard_pod_affinity_weight=1),
+                     namespaces=TEAM_NAMESPACES) == want
 
 
 def test_ignore_preferred_terms_of_existing_pods():

@@ -755,36 +755,57 @@ _FOO_SPREAD = _p("p", constraints=[spread(1, "zone")], foo="")
 _FOO_BAR_SPREAD = _p("p", constraints=[spread(1, "zone"), spread(1, "node", selector=BAR)], foo="")
 
 
-# Upstream Test_isSchedulableAfterAssignedPodChange (v1.37.2).
-@pytest.mark.parametrize("target,old,new_obj,want", [
-    (_FOO_SPREAD, None, _p("p2", "fake-node", foo=""), QueueingHint.QUEUE),
-    (_FOO_SPREAD, None, _p("p2", foo=""), QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", bar=""), _p("p2", foo=""), QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", foo=""), None, QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, None, _p("p2", "fake-node", "fake-namespace", foo=""), QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, None, _p("p2", "fake-node", bar=""), QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", "fake-node", foo=""), None, QueueingHint.QUEUE),
-    (_FOO_SPREAD, _p("p2", nominated="fake-node", bar=""), None, QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", nominated="fake-node", foo=""), None, QueueingHint.QUEUE),
-    (_FOO_SPREAD, _p("p2", "fake-node", bar=""), None, QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", "fake-node", foo="", bar="bar1"), _p("p2", "fake-node", foo="", bar="bar2"),
+# Upstream Test_isSchedulableAfterAssignedPodChange (v1.37.2, plugin_test.go): (name, target pod,
+# old pod, new pod, hint), each row under upstream's name. Upstream builds the plugin with
+# PodTopologySpreadArgs{DefaultingType: List}; its pods are in namespace "", these in "default".
+ASSIGNED_POD_CHANGE_ROWS = [
+    ("add pod with labels match topologySpreadConstraints selector",
+     _FOO_SPREAD, None, _p("p2", "fake-node", foo=""), QueueingHint.QUEUE),
+    ("add un-scheduled pod",
+     _FOO_SPREAD, None, _p("p2", foo=""), QueueingHint.QUEUE_SKIP),
+    ("update un-scheduled pod",
+     _FOO_SPREAD, _p("p2", bar=""), _p("p2", foo=""), QueueingHint.QUEUE_SKIP),
+    ("delete un-scheduled pod",
+     _FOO_SPREAD, _p("p2", foo=""), None, QueueingHint.QUEUE_SKIP),
+    ("add pod with different namespace",
+     _FOO_SPREAD, None, _p("p2", "fake-node", "fake-namespace", foo=""), QueueingHint.QUEUE_SKIP),
+    ("add pod with labels don't match topologySpreadConstraints selector",
+     _FOO_SPREAD, None, _p("p2", "fake-node", bar=""), QueueingHint.QUEUE_SKIP),
+    ("delete pod with labels that match topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", "fake-node", foo=""), None, QueueingHint.QUEUE),
+    ("delete nominated pod with labels that don't match topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", nominated="fake-node", bar=""), None, QueueingHint.QUEUE_SKIP),
+    ("delete nominated pod with labels that match topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", nominated="fake-node", foo=""), None, QueueingHint.QUEUE),
+    ("delete pod with labels that don't match topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", "fake-node", bar=""), None, QueueingHint.QUEUE_SKIP),
+    ("update pod's non-related label",
+     _FOO_SPREAD, _p("p2", "fake-node", foo="", bar="bar1"), _p("p2", "fake-node", foo="", bar="bar2"),
      QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", "fake-node"), _p("p2", "fake-node", foo=""), QueueingHint.QUEUE),
-    (_FOO_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node"), QueueingHint.QUEUE),
-    (_FOO_SPREAD, _p("p2", "fake-node", foo="foo1"), _p("p2", "fake-node", foo="foo2"), QueueingHint.QUEUE_SKIP),
-    (_FOO_SPREAD, _p("p2", "fake-node", foo="", bar="bar1"), _p("p2", "fake-node", foo="", bar="bar2"),
+    ("add pod's label that matches topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", "fake-node"), _p("p2", "fake-node", foo=""), QueueingHint.QUEUE),
+    ("delete pod label that matches topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node"), QueueingHint.QUEUE),
+    ("change pod's label that matches topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", "fake-node", foo="foo1"), _p("p2", "fake-node", foo="foo2"), QueueingHint.QUEUE_SKIP),
+    ("change pod's label that doesn't match topologySpreadConstraints selector",
+     _FOO_SPREAD, _p("p2", "fake-node", foo="", bar="bar1"), _p("p2", "fake-node", foo="", bar="bar2"),
      QueueingHint.QUEUE_SKIP),
-    (_FOO_BAR_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node", foo="", bar="bar2"), QueueingHint.QUEUE),
-    (_FOO_BAR_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node", foo="", baz=""), QueueingHint.QUEUE_SKIP),
-    (_FOO_BAR_SPREAD, _p("p2", "fake-node", foo="", bar=""), _p("p2", "fake-node", foo="", bar="bar2"),
+    ("add pod's label that matches topologySpreadConstraints selector with multi topologySpreadConstraints",
+     _FOO_BAR_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node", foo="", bar="bar2"), QueueingHint.QUEUE),
+    ("change pod's label that doesn't match topologySpreadConstraints selector with multi topologySpreadConstraints",
+     _FOO_BAR_SPREAD, _p("p2", "fake-node", foo=""), _p("p2", "fake-node", foo="", baz=""),
      QueueingHint.QUEUE_SKIP),
-], ids=["add-matching", "add-unscheduled", "update-unscheduled", "delete-unscheduled", "add-other-namespace",
-        "add-not-matching", "delete-matching", "delete-nominated-not-matching", "delete-nominated-matching",
-        "delete-not-matching", "update-unrelated-label", "add-matching-label", "delete-matching-label",
-        "change-matching-label-value", "change-unrelated-label-value", "multi-add-matching-label",
-        "multi-add-unrelated-label", "multi-change-matching-label-value"])
-def test_is_schedulable_after_assigned_pod_change(target, old, new_obj, want):
-    assert new(None, None).is_schedulable_after_assigned_pod_change(target, old, new_obj) == (want, None)
+    ("change pod's label that match topologySpreadConstraints selector with multi topologySpreadConstraints",
+     _FOO_BAR_SPREAD, _p("p2", "fake-node", foo="", bar=""), _p("p2", "fake-node", foo="", bar="bar2"),
+     QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,target,old,new_obj,want", ASSIGNED_POD_CHANGE_ROWS,
+                         ids=[r[0] for r in ASSIGNED_POD_CHANGE_ROWS])
+def test_is_schedulable_after_assigned_pod_change(name, target, old, new_obj, want):
+    assert new(LIST_ARGS, None).is_schedulable_after_assigned_pod_change(target, old, new_obj) == (want, None)
 
 
 _HONOR = _p("p", constraints=[spread(1, "zone", taints_policy="Honor"), spread(1, "node", selector=BAR)], foo="")
@@ -792,15 +813,28 @@ _IGNORE = _p("p", constraints=[spread(1, "zone", taints_policy="Ignore"), spread
 _UNSCHEDULABLE_TOLERATION = (Toleration(key="node.kubernetes.io/unschedulable", operator="Exists"),)
 
 
-# Upstream Test_isSchedulableAfterTargetPodChange (v1.37.2).
-@pytest.mark.parametrize("target,old,new_obj,want", [
-    (_HONOR, _p("p", foo=""), _p("p", tolerations=_UNSCHEDULABLE_TOLERATION, foo=""), QueueingHint.QUEUE),
-    (_IGNORE, _p("p", foo=""), _p("p", tolerations=_UNSCHEDULABLE_TOLERATION, foo=""), QueueingHint.QUEUE_SKIP),
-    (_IGNORE, _p("p"), _p("p", foo=""), QueueingHint.QUEUE),
-    (_IGNORE, _p("p"), _p("p", unrelated=""), QueueingHint.QUEUE_SKIP),
-], ids=["honor-new-toleration", "ignore-new-toleration", "new-matching-label", "new-unrelated-label"])
-def test_is_schedulable_after_target_pod_change(target, old, new_obj, want):
-    assert new(None, None).is_schedulable_after_target_pod_change(target, old, new_obj) == (want, None)
+# Upstream Test_isSchedulableAfterTargetPodChange (v1.37.2, plugin_test.go): (name, target pod, old
+# pod, new pod, hint), args PodTopologySpreadArgs{DefaultingType: List}. Upstream's first row sets
+# enableNodeInclusionPolicyInPodTopologySpread, the other three leave it off. fastsched has
+# NodeInclusionPolicyInPodTopologySpread locked on (GA); the three rows answer the same with it on:
+# their zone constraint says nodeTaintsPolicy Ignore explicitly, which is what the gate off makes of
+# every constraint (common.go filterTopologySpreadConstraints), and the label rows never read it.
+TARGET_POD_CHANGE_ROWS = [
+    ("the unschedulable Pod has topologySpreadConstraint with NodeTaintsPolicy:Honor and has got a new toleration",
+     _HONOR, _p("p", foo=""), _p("p", tolerations=_UNSCHEDULABLE_TOLERATION, foo=""), QueueingHint.QUEUE),
+    ("the unschedulable Pod has topologySpreadConstraint without NodeTaintsPolicy:Honor and has got a new toleration",
+     _IGNORE, _p("p", foo=""), _p("p", tolerations=_UNSCHEDULABLE_TOLERATION, foo=""), QueueingHint.QUEUE_SKIP),
+    ("the unschedulable Pod has topologySpreadConstraint and has got a new label matching the selector of the "
+     "constraint", _IGNORE, _p("p"), _p("p", foo=""), QueueingHint.QUEUE),
+    ("the unschedulable Pod has topologySpreadConstraint and has got a new unrelated label",
+     _IGNORE, _p("p"), _p("p", unrelated=""), QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,target,old,new_obj,want", TARGET_POD_CHANGE_ROWS,
+                         ids=[r[0] for r in TARGET_POD_CHANGE_ROWS])
+def test_is_schedulable_after_target_pod_change(name, target, old, new_obj, want):
+    assert new(LIST_ARGS, None).is_schedulable_after_target_pod_change(target, old, new_obj) == (want, None)
 
 
 def test_pod_hints_type_errors():

@@ -74,6 +74,35 @@ def test_filter(name, tolerations, taints, want):
     assert result.status(1 - position) is None
 
 
+# (name, pod tolerations, node taints, want): upstream's TestTaintTolerationFilterWithFeatureGate (v1.37.2),
+# the rows with TaintTolerationComparisonOperators off. The gate is alpha and off in v1.37.2 and fixed
+# off in fastsched (fastsched.features): a Gt/Lt toleration tolerates nothing. The table's two rows
+# with the gate on ("... can be scheduled when feature gate is enabled ...") need the numeric
+# comparison, which fastsched does not model.
+_SLA = "node.kubernetes.io/sla"
+FILTER_GATE_OFF_CASES = [
+    ("Pod with Gt toleration cannot be scheduled when feature gate is disabled",
+     (tol(_SLA, "Gt", "750", "NoSchedule"),), [taint(_SLA, "950", "NoSchedule")],
+     untolerated("node.kubernetes.io/sla: 950")),
+    ("Pod with Lt toleration cannot be scheduled when feature gate is disabled",
+     (tol(_SLA, "Lt", "950", "NoSchedule"),), [taint(_SLA, "800", "NoSchedule")],
+     untolerated("node.kubernetes.io/sla: 800")),
+    ("Pod with mixed tolerations (Equal and Gt) when feature gate is disabled - only Equal is honored",
+     (tol("dedicated", "Equal", "user1", "NoSchedule"), tol(_SLA, "Gt", "750", "NoSchedule")),
+     [taint("dedicated", "user1", "NoSchedule")], None),
+    ("Pod with mixed tolerations, Gt toleration needed but filtered out when feature gate is disabled",
+     (tol("dedicated", "Equal", "user1", "NoSchedule"), tol(_SLA, "Gt", "750", "NoSchedule")),
+     [taint("dedicated", "user1", "NoSchedule"), taint(_SLA, "950", "NoSchedule")],
+     untolerated("node.kubernetes.io/sla: 950")),
+]
+
+
+@pytest.mark.parametrize("name, tolerations, taints, want", FILTER_GATE_OFF_CASES,
+                         ids=[c[0] for c in FILTER_GATE_OFF_CASES])
+def test_filter_with_comparison_operators_gate_off(name, tolerations, taints, want):
+    test_filter(name, tolerations, taints, want)
+
+
 # (name, pod tolerations, taints per node, want normalized scores): upstream's TestTaintTolerationScore
 SCORE_CASES = [
     ("tolerated taints score higher", (tol("foo", "Equal", "bar", "PreferNoSchedule"),),

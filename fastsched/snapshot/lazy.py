@@ -77,6 +77,13 @@ _copier: Callable[[type], Callable[[Any], Any]] = _make_copier
 _DERIVED_FIELDS = ("namespace", "labels", "containers", "init_containers", "overhead", "_overhead_nanos",
                    "resources", "affinity", "node_allocatable_claim_nanos")
 _derived_key = operator.attrgetter(*_DERIVED_FIELDS)
+_LABELS_AT = _DERIVED_FIELDS.index("labels")
+
+
+def _labels_alone_differ(values: tuple, keep: tuple) -> bool:
+    """Whether two ``_derived_key`` tuples are equal in every field but the labels (which then
+    may or may not differ): the fields compared by value, the objects in practice the same."""
+    return values[:_LABELS_AT] == keep[:_LABELS_AT] and values[_LABELS_AT + 1:] == keep[_LABELS_AT + 1:]
 # Fields that differ between pods of one template, or that are derived caches.
 _POD_OWN_FIELDS = frozenset({"name", "uid", "node_name", "manifest", "_requests", "_non_zero_requests",
                              "_scoring_requests"})

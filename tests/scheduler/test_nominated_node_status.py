@@ -28,8 +28,10 @@ from typing import Any
 import pytest
 
 from fastsched import load_config
-from fastsched.extender.extender import Extender, Victims
+from fastsched.extender.extender import Extender, ExtenderError, Victims
+from fastsched.framework.status import Code, Status
 from fastsched.framework.types import FitError
+from fastsched.runtime import Registry
 from fastsched.scheduler import Scheduler
 from fastsched.scheduler.schedule_one import ScheduleOneMixin, ScheduleResult
 from fastsched.testing import make_node, make_pod
@@ -277,3 +279,78 @@ def test_extenders_reject_the_sample_the_nominated_node_decides_preemption():
     assert r.message == ("0/300 nodes are available: 1 Insufficient cpu, 100 reject-all says no. "
                          "preemption: not eligible due to a terminating pod on the nominated node."), r.message
     assert s.next_start_node_index == 101
+
+
+class _RejectSome(_RejectAll):
+    """Rejects the named nodes only (Unschedulable); raises on the calls numbered in ``raise_on``."""
+
+    def __init__(self, reject: tuple[str, ...] = (), raise_on: tuple[int, ...] = ()):
+        self.reject, self.raise_on, self.calls = set(reject), raise_on, 0
+
+    def name(self) -> str:
+        return "reject-some"
+
+    def filter(self, pod: Any, nodes: Any) -> tuple[Any, dict[str, str], dict[str, str]]:
+        self.calls += 1
+        if self.calls in self.raise_on:
+            raise ExtenderError("reject-some is down")
+        names = list(nodes.names)
+        keep = [i for i, n in enumerate(names) if n not in self.reject]
+        return nodes.select(keep), {n: "reject-some says no" for n in names if n in self.reject}, {}
+
+
+@pytest.mark.parametrize("nominated, evaluated, feasible", [
+    # n250 passes the filters, the extender rejects it: NodeToStatus {n250}. The full search from 0
+    # finds n000..n099, stops at n100: processedNodes 100 + 1 = 101; the extender keeps the 100:
+    # EvaluatedNodes 100 + 1.
+    ("n250", 101, 100),
+    # n030 passes the filters, the extender rejects it: NodeToStatus {n030}. The full search finds
+    # n000..n099, n030 among them (feasible: no status set), stops at n100: processedNodes
+    # 100 + NodeToStatus.Len() 1 = 101 (n030 counted twice); the extender rejects n030 again
+    # (its status set anew): FeasibleNodes 99, EvaluatedNodes 99 + 1.
+    ("n030", 100, 99),
+])
+def test_extender_rejecting_the_nominated_node(results, nominated, evaluated, feasible):
+    s = _scheduler({"percentageOfNodesToScore": 10}, True, extenders=[_RejectSome(reject=(nominated,))])
+    s.add_nodes(_nodes(300, 3, good=("n050", "n200")))
+    p0 = make_pod("p0", uid="uid-p0", cpu="1", affinity=PREFER_GOOD).replace(nominated_node_name=nominated)
+    assert _place(s, p0) == ("n050", 101)
+    assert (results["p0"].evaluated_nodes, results["p0"].feasible_nodes) == (evaluated, feasible)
+    # p1 from 101: n101..n200, the best n200
+    assert _place(s, make_pod("p1", uid="uid-p1", cpu="1", affinity=PREFER_GOOD)) == ("n200", 201)
+
+
+class _ErrorOnB:
+    """A Filter plugin failing (Code Error) on node b."""
+
+    def name(self) -> str:
+        return "ErrorOnB"
+
+    def filter(self, state, pod, node_info):
+        return Status(Code.ERROR, "b is on fire") if node_info.node().name == "b" else None
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_filter_error_counts_the_nominated_nodes_status_too(compiled):
+    # findNodesThatFitPod counts processedNodes (len(feasibleNodes) + NodeToStatus.Len()) before it
+    # returns the full search's error. Nodes a..e, a full; the pod asks NodeAffinity for a or b;
+    # ErrorOnB fails on b. The full search over {a, b}: a rejected (Insufficient cpu), b's error.
+    # Nominated to e (tainted, outside the names): e's entry stays, one more processed node than
+    # for the same pod not nominated. Nominated to a: the search rejects a again, no extra count.
+    def index_after(nominated: str) -> int:
+        registry = Registry()
+        registry.register("ErrorOnB", lambda args, handle: _ErrorOnB())
+        cfg = {"profiles": [{"schedulerName": "default-scheduler",
+                             "plugins": {"filter": {"enabled": [{"name": "ErrorOnB"}]}}}]}
+        s = _scheduler(cfg, compiled, registry=registry)
+        s.add_nodes([make_node(n, cpu="4", memory="8Gi", taints=[TAINT] if n == "e" else ()) for n in "abcde"])
+        s.add_pods([_filler("a")])
+        s.add_pods([make_pod("p", uid="uid-p", cpu="1", affinity=NAMED_AB).replace(nominated_node_name=nominated)])
+        s.run(max_attempts=1)
+        (r,) = [r for r in s.pod_results() if r.pod.name == "p"]
+        assert r.status == "Error" and "b is on fire" in r.message, (r.status, r.message)
+        return s.next_start_node_index
+
+    plain = index_after("")
+    assert index_after("e") == (plain + 1) % 5
+    assert index_after("a") == plain

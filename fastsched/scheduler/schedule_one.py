@@ -890,9 +890,12 @@ class ScheduleOneMixin:
             if st is None or st.is_success():
                 one = candidates.select(np.flatnonzero(candidates.rows == view.row))
                 nts = NodeToStatus()
-                one = self._find_nodes_that_pass_extenders(pod, one, nts)
+                try:
+                    one = self._find_nodes_that_pass_extenders(pod, one, nts)
+                except _CycleError:  # evaluateNominatedNode's error: logged, the full search follows
+                    one = None
                 first.update(nts.items())  # an extender's rejections, set in the shared map too
-                if len(one):
+                if one is not None and len(one):
                     if rec is not None:
                         rec.record_filter_all_pass(one, 1, [name for name, _ in fw._filter_named],
                                                    state.skip_filter_plugins)

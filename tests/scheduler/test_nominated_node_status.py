@@ -320,6 +320,18 @@ def test_extender_rejecting_the_nominated_node(results, nominated, evaluated, fe
     assert _place(s, make_pod("p1", uid="uid-p1", cpu="1", affinity=PREFER_GOOD)) == ("n200", 201)
 
 
+def test_extender_error_on_the_nominated_node_is_not_the_cycles():
+    # evaluateNominatedNode's error (the extender fails on its first call, for the nominated node
+    # n03) is logged; findNodesThatFitPod goes on with the full search (10 nodes: all 10 to find),
+    # whose extender call passes every node: the best node n07, in the first attempt.
+    s = _scheduler({}, True, extenders=[_RejectSome(raise_on=(1,))])
+    s.add_nodes(_nodes(10, 2, good=("n07",)))
+    s.add_pods([make_pod("p0", uid="uid-p0", cpu="1", affinity=PREFER_GOOD).replace(nominated_node_name="n03")])
+    s.run(max_attempts=1)
+    (r,) = [r for r in s.pod_results() if r.pod.name == "p0"]
+    assert (r.status, r.node_name, r.attempts) == ("Scheduled", "n07", 1), r.message
+
+
 class _ErrorOnB:
     """A Filter plugin failing (Code Error) on node b."""
 

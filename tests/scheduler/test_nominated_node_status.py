@@ -366,3 +366,20 @@ def test_a_filter_error_counts_the_nominated_nodes_status_too(compiled):
     plain = index_after("")
     assert index_after("e") == (plain + 1) % 5
     assert index_after("a") == plain
+
+
+def test_the_decision_record_of_a_rejected_nominated_node():
+    # Recorded (the plugin-call path): the same placement and index as above; the record holds the
+    # nominated node's verdict apart from the full search's (n000..n099 examined, n250 not among them).
+    s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 10}), seed=0, record="all")
+    s.add_nodes(_nodes(300, 3, good=("n050",)))
+    s.add_pods([_filler("n250")])
+    p0 = make_pod("p0", uid="uid-p0", cpu="1", affinity=PREFER_GOOD).replace(nominated_node_name="n250")
+    assert _place(s, p0) == ("n050", 101)
+    (rec,) = s.results[s.get_pod("default", "p0").uid].history
+    assert rec.nominated_node == "n250"
+    assert rec.nominated_node_status.code() == Code.UNSCHEDULABLE
+    assert rec.nominated_node_status.reasons() == ["Insufficient cpu"]
+    assert rec.filter_node_names.tolist() == [f"n{i:03d}" for i in range(100)]
+    d = rec.as_dict()
+    assert d["nominated_node"] == "n250" and d["selected_node"] == "n050"

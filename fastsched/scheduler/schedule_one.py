@@ -861,7 +861,8 @@ class ScheduleOneMixin:
         # OpportunisticBatching: the node hinted from the previous cycle's scores (asked for every
         # pod, a nominated one too: it gets none)
         hint = ""
-        hint_rejected: Status | None = None
+        # the statuses the nominated (or hinted) node's evaluation set (see _keep_first_statuses)
+        first: dict[str, Status] = {}
         if bc is not None:
             hint = bc.hint = bc.batch.get_node_hint(state, pod, bc.signature, bc.cycle, self.snapshot)
             if rec is not None:
@@ -879,13 +880,22 @@ class ScheduleOneMixin:
                     rec.nominated_node, rec.nominated_node_status = nnn, st
                 else:
                     rec.batch_hinted = st is None or st.is_success()
-            if hint and not pod.nominated_node_name and st is not None and st.is_rejected():
-                hint_rejected = st
+            if st is not None and st.is_rejected():
+                # (findNodesThatPassFilters over the one node: its status, and its plugin in the
+                # diagnosis' UnschedulablePlugins, a set shared with the caller's; PendingPlugins,
+                # nil there, is the copy's own, and lost)
+                first[nnn] = st
+                if st.plugin():
+                    diagnosis.unschedulable_plugins.add(st.plugin())
             if st is None or st.is_success():
                 one = candidates.select(np.flatnonzero(candidates.rows == view.row))
                 nts = NodeToStatus()
-                one = self._find_nodes_that_pass_extenders(pod, one, nts)
-                if len(one):
+                try:
+                    one = self._find_nodes_that_pass_extenders(pod, one, nts)
+                except _CycleError:  # evaluateNominatedNode's error: logged, the full search follows
+                    one = None
+                first.update(nts.items())  # an extender's rejections, set in the shared map too
+                if one is not None and len(one):
                     if rec is not None:
                         rec.record_filter_all_pass(one, 1, [name for name, _ in fw._filter_named],
                                                    state.skip_filter_plugins)
@@ -901,25 +911,36 @@ class ScheduleOneMixin:
             diagnosis.node_to_status.set_absent_nodes_status(
                 Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{plugins}]"))
 
-        feasible = self._find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, len(candidates))
-        if hint_rejected is not None:
-            self._keep_hint_status(diagnosis, feasible, hint, hint_rejected, len(candidates))
+        try:
+            feasible = self._find_nodes_that_pass_filters(fw, state, pod, diagnosis, nodes, len(candidates))
+        finally:  # (upstream counts processedNodes before it returns the search's error)
+            if first:
+                self._keep_first_statuses(diagnosis, first, len(candidates))
         before = len(feasible)
         feasible = self._find_nodes_that_pass_extenders(pod, feasible, diagnosis.node_to_status)
         if len(feasible) < before:
             diagnosis.unschedulable_plugins.add(EXTENDER_NAME)
         return feasible, diagnosis
 
-    def _keep_hint_status(self, diagnosis, feasible, hint: str, status: Status, num_all_nodes: int) -> None:
-        """Upstream's side effect of a rejected batching hint: evaluateNominatedNode wrote the
-        hint's status into the diagnosis' NodeToStatus (shared with the full search). When the full
-        search stopped before the hinted node (percentageOfNodesToScore), the entry stays and counts
-        as one more processed node (nextStartNodeIndex, EvaluatedNodes)."""
+    def _keep_first_statuses(self, diagnosis, first: dict, num_all_nodes: int) -> None:
+        """Upstream's side effect of a rejected nominated (or batching-hinted) node: evaluateNominatedNode
+        judges it through findNodesThatPassFilters (and the extenders) with the diagnosis'
+        NodeToStatus, which the full search shares. The full search sets a status only for the
+        nodes it rejects, so unless it rejected that node again (this cycle's search stopped before
+        it: percentageOfNodesToScore; PreFilter's node names left it out; its filters now passed
+        it, after an extender's rejection) the entry stays: one more processed node for
+        nextStartNodeIndex (findNodesThatFitPod's ``len(feasibleNodes) + NodeToStatus.Len()``),
+        one more for EvaluatedNodes, and its status in the FitError's diagnosis, which the
+        PostFilter reads (PodEligibleToPreemptOthers asks the nominated node's status)."""
         nts = diagnosis.node_to_status
-        if nts.get(hint) is not nts.absent_nodes_status() or hint in feasible.names:
-            return  # the full search judged it again
-        nts.set(hint, status)
-        self.next_start_node_index = (self.next_start_node_index + 1) % max(num_all_nodes, 1)
+        absent = nts.absent_nodes_status()
+        kept = 0
+        for name, status in first.items():
+            if nts.get(name) is absent:  # the full search did not reject it: the first status stays
+                nts.set(name, status)
+                kept += 1
+        if kept:
+            self.next_start_node_index = (self.next_start_node_index + kept) % max(num_all_nodes, 1)
 
     def _find_nodes_that_pass_filters(self, fw, state, pod, diagnosis, nodes, num_all_nodes):
         n = len(nodes)
@@ -965,12 +986,13 @@ class ScheduleOneMixin:
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
         if self._recording is not None:
             self._recording.record_filter(res, evaluated, examined_end, state.skip_filter_plugins)
+        ok = res.feasible()
+        processed_rejected = np.flatnonzero(~ok[:examined_end])
+        # (before an error too: the nominated node's first status stays unless rejected here)
+        diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, processed_rejected, absent)
         err = res.first_error(np.arange(examined_end))
         if err >= 0:
             raise _CycleError(res.status(err))
-        ok = res.feasible()
-        processed_rejected = np.flatnonzero(~ok[:examined_end])
-        diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, processed_rejected, absent)
         if len(feasible_pos) == 0 or self.extenders:
             # The plugin sets matter only to a FitError (the pod's queueing hints): built when no
             # node is left, or may be left once the extenders have filtered (issue 14).

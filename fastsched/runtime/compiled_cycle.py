@@ -570,12 +570,7 @@ class CompiledCycle:
                         self._aliases.popitem(last=False)
                 key = shared_key
         if not compiled:
-            plans.move_to_end(key)
-            if type(plan) is _Plan:
-                if not plan.score_cached:
-                    self._give_score_cache(key, plan, table.capacity)
-                elif key in self._score_cached:
-                    self._score_cached.move_to_end(key)
+            self._touch(key, plan, table.capacity)
         # (spec held: the ids in the key stay this spec's objects while remembered; ``guard_entry``:
         # the spec's guard memo entry, for the next cycle's test of the key)
         self._last_lookup = None if compiled else (lookup_key, plan, spec, guard_entry)
@@ -1020,12 +1015,7 @@ class CompiledCycle:
         plan = plans.get(shared)
         if plan is None:
             return None
-        plans.move_to_end(shared)
-        if type(plan) is _Plan:
-            if not plan.score_cached:
-                self._give_score_cache(shared, plan, table.capacity)
-            elif shared in self._score_cached:
-                self._score_cached.move_to_end(shared)
+        self._touch(shared, plan, table.capacity)
         # (the last lookup's plan is no longer the most recent in the caches: _plan_of's first
         # rule would not hold for its spec; the memo path finds it again)
         self._last_lookup = None
@@ -1545,6 +1535,17 @@ class CompiledCycle:
                     return None
         self._last_shared = (table, spec, tail, forms, read, shared)
         return shared
+
+    def _touch(self, key: Any, plan: "_Plan | _Declined", capacity: int) -> None:
+        """A plan found again under ``key`` (a lookup's or the last shared key's): most recent in
+        the plan cache, and in the score caches' order (or given a score cache: see
+        :meth:`_give_score_cache`)."""
+        self._plans.move_to_end(key)
+        if type(plan) is _Plan:
+            if not plan.score_cached:
+                self._give_score_cache(key, plan, capacity)
+            elif key in self._score_cached:
+                self._score_cached.move_to_end(key)
 
     def _give_score_cache(self, key: tuple, plan: _Plan, capacity: int) -> None:
         """A plan used again keeps its rows' resource scores (FusedPlan.enable_score_cache),

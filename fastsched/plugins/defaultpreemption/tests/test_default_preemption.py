@@ -45,6 +45,7 @@ def assert_status(status, code: Code, message: str | None = None) -> None:
 # TestPostFilter
 # ================================================================================================
 def test_higher_priority_pod_made_schedulable():
+    """upstream TestPostFilter row "pod with higher priority can be made schedulable"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on("node1"))
     assert_placed(status, "node1", 1)
@@ -53,6 +54,7 @@ def test_higher_priority_pod_made_schedulable():
 
 
 def test_tied_priority_still_unschedulable():
+    """upstream TestPostFilter row "pod with tied priority is still unschedulable"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p"))
     result, status = s.post_filter(unschedulable_on("node1"))
     assert_status(status, Code.UNSCHEDULABLE,
@@ -63,6 +65,7 @@ def test_tied_priority_still_unschedulable():
 
 
 def test_unschedulable_and_unresolvable_nodes_are_not_tried():
+    """upstream TestPostFilter row "preemption should respect filteredNodesStatuses"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on(node1=Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
     assert_status(status, Code.UNSCHEDULABLE,
@@ -72,6 +75,7 @@ def test_unschedulable_and_unresolvable_nodes_are_not_tried():
 
 
 def test_absent_nodes_are_unschedulable_and_unresolvable_by_default():
+    """upstream TestPostFilter row "preemption should respect absent NodeToStatusReader entry meaning UnschedulableAndUnresolvable"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on())
     assert_status(status, Code.UNSCHEDULABLE,
@@ -88,6 +92,7 @@ def test_absent_status_unschedulable_makes_every_node_potential():
 
 
 def test_made_schedulable_on_the_node_with_lower_priority_pod():
+    """upstream TestPostFilter row "pod can be made schedulable on one node"."""
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
               [pod("p1", node_name="node1", priority=HIGH), pod("p2", node_name="node2", priority=LOW)],
               pod("p", priority=MID))
@@ -98,6 +103,7 @@ def test_made_schedulable_on_the_node_with_lower_priority_pod():
 
 
 def test_min_highest_priority_node_with_pdbs():
+    """upstream TestPostFilter row "pod can be made schedulable on minHighestPriority node"."""
     violating = {"test.kubernetes.io/is-violating-pdb": "violating"}
     non_violating = {"test.kubernetes.io/is-violating-pdb": "non-violating"}
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
@@ -114,6 +120,7 @@ def test_min_highest_priority_node_with_pdbs():
 
 
 def test_result_filtered_by_extender():
+    """upstream TestPostFilter row "preemption result filtered out by extenders"."""
     ext = FakeExtender(keep=lambda n: n == "node1")
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
               [pod("p1", node_name="node1"), pod("p2", node_name="node2")], pod("p", priority=HIGH),
@@ -125,6 +132,7 @@ def test_result_filtered_by_extender():
 
 
 def test_no_candidate_not_enough_resource_after_removing_low_priority_pods():
+    """upstream TestPostFilter row "no candidate nodes found, no enough resource after removing low priority pods"."""
     nodes = [node("node1", cpu="200m", memory="400"), node("node2", cpu="200m", memory="400")]
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2")],
               pod("p", priority=HIGH, req=LARGE))
@@ -134,6 +142,7 @@ def test_no_candidate_not_enough_resource_after_removing_low_priority_pods():
 
 
 def test_no_candidate_mixed_reasons():
+    """upstream TestPostFilter row "no candidate nodes found with mixed reasons, no lower priority pod and no enough CPU resource"."""
     nodes = [one_pod_node("node1"), node("node2", cpu="200m", memory="400"), one_pod_node("node3")]
     s = Setup(nodes, [pod("p1", node_name="node1", priority=HIGH), pod("p2", node_name="node2"),
                       pod("p3", node_name="node3", priority=HIGH)], pod("p", priority=HIGH, req=LARGE))
@@ -144,6 +153,7 @@ def test_no_candidate_mixed_reasons():
 
 
 def test_no_candidate_mixed_with_unresolvable_nodes():
+    """upstream TestPostFilter row "no candidate nodes found with mixed reason, 2 UnschedulableAndUnresolvable nodes and 2 nodes don't have enough CPU resource"."""
     nodes = [node(f"node{i}", cpu="200m", memory="400") for i in range(1, 5)]
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2")],
               pod("p", priority=HIGH, req=LARGE))
@@ -154,6 +164,7 @@ def test_no_candidate_mixed_with_unresolvable_nodes():
 
 
 def test_only_node_fails_with_pre_filter_extension_error():
+    """upstream TestPostFilter row "only one node but failed with TestPlugin"."""
     s = Setup([node("node1", cpu="300m", memory="300", labels={"error": "true"})], [pod("p1", node_name="node1")],
               pod("p", priority=HIGH, req=LARGE), pre_filters=["NodeResourcesFit", TEST_PLUGIN])
     result, status = s.post_filter(unschedulable_on("node1"))
@@ -163,6 +174,7 @@ def test_only_node_fails_with_pre_filter_extension_error():
 
 
 def test_one_node_errors_the_other_is_nominated():
+    """upstream TestPostFilter row "one failed with TestPlugin and the other pass"."""
     nodes = [node("node1", cpu="300m", memory="300", labels={"error": "true"}), node("node2", cpu="300m", memory="300")]
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2", req=MEDIUM)],
               pod("p", priority=HIGH, req=LARGE), pre_filters=["NodeResourcesFit", TEST_PLUGIN])
@@ -291,6 +303,7 @@ def candidates_by_victim_name(candidates):
 
 
 def test_dry_run_pod_fits_on_both_nodes():
+    """upstream TestDryRunPreemption row "a pod that fits on both nodes when lower priority pods are preempted"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID, req=LARGE), pod("p2", node_name="node2", priority=MID, req=LARGE)],
               pod("p", priority=HIGH, req=LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
@@ -302,6 +315,7 @@ def test_dry_run_pod_fits_on_both_nodes():
 
 
 def test_dry_run_other_pods_higher_priority_no_filter_call():
+    """upstream TestDryRunPreemption row "a pod that would fit on the nodes, but other pods running are higher priority, no preemption would happen"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID, req=LARGE), pod("p2", node_name="node2", priority=MID, req=LARGE)],
               pod("p", priority=LOW, req=LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
@@ -314,6 +328,7 @@ def test_dry_run_other_pods_higher_priority_no_filter_call():
 
 
 def test_dry_run_filter_rejects_every_node():
+    """upstream TestDryRunPreemption row "a pod that fits with no preemption"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID), pod("p2", node_name="node2", priority=MID)],
               pod("p", priority=HIGH), filters=[COUNTING_FILTER], pre_filters=[])
@@ -335,6 +350,7 @@ def test_dry_run_pod_fits_without_preemption_is_an_error():
 
 
 def test_dry_run_medium_priority_preempted_low_priority_stays():
+    """upstream TestDryRunPreemption row "medium priority pod is preempted, but lower priority one stays as it is small"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1.1", node_name="node1", priority=LOW, req=SMALL),
                pod("p1.2", node_name="node1", priority=MID, req=LARGE),
@@ -347,6 +363,7 @@ def test_dry_run_medium_priority_preempted_low_priority_stays():
 
 
 def test_dry_run_mixed_priority_pods_preempted():
+    """upstream TestDryRunPreemption row "mixed priority pods are preempted"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
@@ -362,6 +379,7 @@ def test_dry_run_mixed_priority_pods_preempted():
 
 
 def test_dry_run_equal_priority_later_start_time_is_preempted():
+    """upstream TestDryRunPreemption row "mixed priority pods are preempted, pick later StartTime one when priorities are equal"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1.1", node_name="node1", priority=LOW, req=SMALL, start=5e-9),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL, start=4e-9),
@@ -374,6 +392,7 @@ def test_dry_run_equal_priority_later_start_time_is_preempted():
 
 
 def test_dry_run_pdb_violation_of_the_same_pdb():
+    """upstream TestDryRunPreemption row "preemption with violation of same pdb"."""
     foo = {"app": "foo"}
     s = Setup([big_node("node1")],
               [pod("p1.1", node_name="node1", priority=MID, req=MEDIUM, labels=foo),
@@ -390,9 +409,15 @@ def test_dry_run_pdb_violation_of_the_same_pdb():
 
 
 @pytest.mark.parametrize("disrupted, running, want_violations", [
-    (["p2"], ["p1.1", "p1.2"], 1),           # the disrupted pod is not a victim: no effect
-    (["p1.2"], ["p1.1", "p1.2"], 0),         # a victim already disrupted does not use the budget
-    (["p1.3"], ["p1.1", "p1.2", "p1.3"], 1),  # p1.3 is non-violating; p1.1 and p1.2 share one disruption
+    # the disrupted pod is not a victim: no effect
+    pytest.param(["p2"], ["p1.1", "p1.2"], 1, id="preemption with violation of the pdb with pod whose eviction was "
+                 "processed, the victim doesn't belong to DisruptedPods"),
+    # a victim already disrupted does not use the budget
+    pytest.param(["p1.2"], ["p1.1", "p1.2"], 0, id="preemption with violation of the pdb with pod whose eviction was "
+                 "processed, the victim belongs to DisruptedPods"),
+    # p1.3 is non-violating; p1.1 and p1.2 share one disruption
+    pytest.param(["p1.3"], ["p1.1", "p1.2", "p1.3"], 1, id="preemption with violation of the pdb with pod whose "
+                 "eviction was processed, the victim which belongs to DisruptedPods is treated as 'nonViolating'"),
 ])
 def test_dry_run_pdb_disrupted_pods(disrupted, running, want_violations):
     foo = {"app": "foo"}
@@ -415,6 +440,7 @@ def five_node_setup(priorities, labels=None, **kwargs):
 
 
 def test_dry_run_min_candidate_nodes_limit_to_two():
+    """upstream TestDryRunPreemption row "all nodes are possible candidates, but DefaultPreemptionArgs limits to 2"."""
     s = five_node_setup([MID] * 5, min_candidate_nodes_absolute=1)
     got, _, _ = s.dry_run(offset=4)  # node5, node1, then stop
     assert candidates_of(got) == [("node5", ["p5"], 0), ("node1", ["p1"], 0)]
@@ -422,6 +448,7 @@ def test_dry_run_min_candidate_nodes_limit_to_two():
 
 
 def test_dry_run_some_nodes_are_not_candidates():
+    """upstream TestDryRunPreemption row "some nodes are not possible candidates, DefaultPreemptionArgs limits to 2"."""
     s = five_node_setup([MID, VERY_HIGH, MID, MID, VERY_HIGH], min_candidate_nodes_absolute=1)
     got, statuses, _ = s.dry_run(offset=4)  # node5 (no), node1 (yes), node2 (no), node3 (yes)
     assert candidates_of(got) == [("node1", ["p1"], 0), ("node3", ["p3"], 0)]
@@ -430,6 +457,7 @@ def test_dry_run_some_nodes_are_not_candidates():
 
 
 def test_dry_run_offset_wraps_around():
+    """upstream TestDryRunPreemption row "preemption offset across multiple scheduling cycles and wrap around"."""
     s = five_node_setup([MID] * 5, min_candidate_nodes_absolute=1)
     assert [c.name for c in s.dry_run(offset=1)[0]] == ["node2", "node3"]
     assert [c.name for c in s.dry_run(offset=3)[0]] == ["node4", "node5"]
@@ -437,6 +465,7 @@ def test_dry_run_offset_wraps_around():
 
 
 def test_dry_run_looks_past_num_candidates_for_a_non_violating_node():
+    """upstream TestDryRunPreemption row "preemption looks past numCandidates until a non-PDB violating node is found"."""
     foo = {"app": "foo"}
     s = five_node_setup([MID] * 5, labels={1: foo, 2: foo, 5: foo}, min_candidate_nodes_absolute=2)
     got, _, _ = s.dry_run(offset=4, pdbs=[pdb("pdb", foo, allowed=0)])
@@ -485,6 +514,7 @@ def test_select_best_candidate(case, running, want):
 
 
 def test_select_non_overlapping_lowest_high_priority_sum_and_count():
+    """upstream TestSelectBestCandidate row "non-overlapping lowest high priority, sum priorities, and number of pods"."""
     spec = [("p1.1", 1, MID, SMALL), ("p1.2", 1, LOW, SMALL), ("p1.3", 1, LOW, SMALL), ("p2.1", 2, HIGH, LARGE),
             ("p3.1", 3, MID, MEDIUM), ("p3.2", 3, LOW, SMALL), ("p3.3", 3, LOW, SMALL), ("p3.4", 3, LOW, MEDIUM),
             ("p4.1", 4, MID, MEDIUM), ("p4.2", 4, MID, SMALL), ("p4.3", 4, MID, SMALL), ("p4.4", 4, NEG, SMALL)]
@@ -495,11 +525,14 @@ def test_select_non_overlapping_lowest_high_priority_sum_and_count():
 
 @pytest.mark.parametrize("starts, priorities, want", [
     # same priority, same number of victims: the node whose victims started latest
-    ({"p1.1": 2, "p1.2": 2, "p2.1": 3, "p2.2": 3, "p3.1": 1, "p3.2": 1}, {}, "node2"),
-    ({"p1.1": 4, "p1.2": 2, "p2.1": 5, "p2.2": 1, "p3.1": 3, "p3.2": 6}, {}, "node3"),
+    pytest.param({"p1.1": 2, "p1.2": 2, "p2.1": 3, "p2.2": 3, "p3.1": 1, "p3.2": 1}, {}, "node2",
+                 id="same priority, same number of victims, different start time for each node's pod"),
+    pytest.param({"p1.1": 4, "p1.2": 2, "p2.1": 5, "p2.2": 1, "p3.1": 3, "p3.2": 6}, {}, "node3",
+                 id="same priority, same number of victims, different start time for all pods"),
     # only the highest-priority victims' start times count
-    ({"p1.1": 4, "p1.2": 2, "p2.1": 6, "p2.2": 1, "p3.1": 3, "p3.2": 5},
-     {"p1.1": LOW, "p2.2": LOW, "p3.1": LOW}, "node2"),
+    pytest.param({"p1.1": 4, "p1.2": 2, "p2.1": 6, "p2.2": 1, "p3.1": 3, "p3.2": 5},
+                 {"p1.1": LOW, "p2.2": LOW, "p3.1": LOW}, "node2",
+                 id="different priority, same number of victims, different start time for all pods"),
 ])
 def test_select_by_latest_start_time(starts, priorities, want):
     pods = [pod(n, node_name=f"node{n[1]}", priority=priorities.get(n, MID), req=MEDIUM, start=t * 1e-9)
@@ -612,6 +645,7 @@ def preempt_setup(**kwargs):
 
 
 def test_preempt_basic():
+    """upstream TestPreempt row "basic preemption logic"."""
     s = preempt_setup()
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
     assert_placed(status, "node1", 2)
@@ -620,6 +654,7 @@ def test_preempt_basic():
 
 
 def test_preempt_extenders_allow_only_node1():
+    """upstream TestPreempt row "Scheduler extenders allow only node1, otherwise node3 would have been chosen"."""
     running = [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
                pod("p2.1", node_name="node3", priority=MID, req=LARGE)]
@@ -633,6 +668,7 @@ def test_preempt_extenders_allow_only_node1():
 
 
 def test_preempt_extender_rejects_everything():
+    """upstream TestPreempt row "Scheduler extenders do not allow any preemption"."""
     s = preempt_setup(extenders=[FakeExtender(keep=lambda n: False)])
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
     assert result is None
@@ -641,6 +677,7 @@ def test_preempt_extender_rejects_everything():
 
 
 def test_preempt_ignorable_extender_error_is_skipped():
+    """upstream TestPreempt row "One scheduler extender allows only node1, the other returns error but ignorable. Only node1 would be chosen"."""
     exts = [FakeExtender(error=True, ignorable=True), FakeExtender(keep=lambda n: n == "node1")]
     s = preempt_setup(extenders=exts)
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
@@ -656,6 +693,7 @@ def test_preempt_extender_error():
 
 
 def test_preempt_uninterested_extender_is_not_asked():
+    """upstream TestPreempt row "One scheduler extender allows only node1, but it is not interested in given pod, otherwise node1 would have been chosen"."""
     running = [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
                pod("p2.1", node_name="node2", priority=MID, req=LARGE)]

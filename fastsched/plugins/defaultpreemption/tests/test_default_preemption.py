@@ -21,7 +21,7 @@ from fastsched.plugins.defaultpreemption import (ERR_NO_VICTIMS, NAME, Victims, 
 from fastsched.plugins.defaultpreemption.preemption import aggregate_error_message
 from fastsched.runtime import FrameworkError, WaitingPodImpl, new_framework
 
-from .support import (COUNTING_FILTER, assert_placed, HIGH, LARGE, LOW, MEDIUM, MID, NEG, SMALL, TEST_PLUGIN, VERY_HIGH,
+from .support import (COUNTING_FILTER, FALSE_FILTER, MATCH_FILTER, TRUE_FILTER, assert_placed, HIGH, LARGE, LOW, MEDIUM, MID, NEG, SMALL, TEST_PLUGIN, VERY_HIGH,
                       VERY_LARGE, FakeExtender, Setup, big_node, names, node, pdb, pod, registry,
                       unschedulable_on)
 
@@ -331,7 +331,7 @@ def test_dry_run_filter_rejects_every_node():
     """upstream TestDryRunPreemption row "a pod that fits with no preemption"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID), pod("p2", node_name="node2", priority=MID)],
-              pod("p", priority=HIGH), filters=[COUNTING_FILTER], pre_filters=[])
+              pod("p", priority=HIGH), filters=[COUNTING_FILTER, TRUE_FILTER], pre_filters=[])
     s.counting.reject = {"node1": Code.UNSCHEDULABLE, "node2": Code.UNSCHEDULABLE}
     got, statuses, _ = s.dry_run()
     assert got == [] and s.counting.calls == 2
@@ -480,6 +480,119 @@ def test_dry_run_zero_candidates_wanted_keeps_nothing():
     s.plugin.args.min_candidate_nodes_percentage = 10
     got, statuses, _ = s.dry_run(offset=0)
     assert got == [] and statuses.len() == 0 and s.counting.calls == 10
+
+
+# -- rows added from upstream's TestDryRunPreemption (default_preemption_test.go): upstream always
+# registers its FakeFilter (CountingFilter here) first, then the row's plugins
+def dry_run_sorted(s):
+    """The dry run's candidates as upstream's test compares them: by node name, victims by name."""
+    got, statuses, err = s.dry_run()
+    return sorted(candidates_by_victim_name(got)), statuses, err
+
+
+def two_mid_pods():
+    return [pod("p1", node_name="node1", priority=MID), pod("p2", node_name="node2", priority=MID)]
+
+
+def test_dry_run_pod_does_not_fit_on_any_node():
+    """upstream TestDryRunPreemption row "a pod that does not fit on any node"."""
+    s = Setup([big_node("node1"), big_node("node2")], two_mid_pods(), pod("p", priority=HIGH),
+              filters=[COUNTING_FILTER, FALSE_FILTER], pre_filters=[])
+    got, _, _ = dry_run_sorted(s)
+    assert got == [] and s.counting.calls == 2
+
+
+def test_dry_run_pod_fits_on_one_node_with_no_preemption():
+    """upstream TestDryRunPreemption row "a pod that fits on one node with no preemption" (the pod is
+    named "node1" for MatchFilter; the FakeFilter answers Unschedulable everywhere)."""
+    s = Setup([big_node("node1"), big_node("node2")], two_mid_pods(), pod("node1", priority=HIGH),
+              filters=[COUNTING_FILTER, MATCH_FILTER], pre_filters=[])
+    s.counting.reject = {"node1": Code.UNSCHEDULABLE, "node2": Code.UNSCHEDULABLE}
+    got, _, _ = dry_run_sorted(s)
+    assert got == [] and s.counting.calls == 2
+
+
+def test_dry_run_unschedulable_in_the_preemption_phase():
+    """upstream TestDryRunPreemption row "get Unschedulable in the preemption phase when the filter
+    plugins filtering the nodes"."""
+    s = Setup([big_node("node1"), big_node("node2")],
+              [pod("p1", node_name="node1", priority=MID, req=LARGE), pod("p2", node_name="node2", priority=MID, req=LARGE)],
+              pod("p", priority=HIGH, req=LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
+              pre_filters=["NodeResourcesFit"])
+    s.counting.reject = {"node1": Code.UNSCHEDULABLE, "node2": Code.UNSCHEDULABLE}
+    got, _, _ = dry_run_sorted(s)
+    assert got == [] and s.counting.calls == 2
+
+
+ANTI_FOO_HOSTNAME = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}, "topologyKey": "hostname"}]}}
+
+
+def test_dry_run_pod_with_anti_affinity_is_preempted():
+    """upstream TestDryRunPreemption row "pod with anti-affinity is preempted"."""
+    nodes = [big_node(n, labels={"hostname": n}) for n in ("node1", "node2")]
+    running = [pod("p1.1", node_name="node1", labels={"foo": ""}, priority=LOW, req=SMALL, affinity=ANTI_FOO_HOSTNAME),
+               pod("p1.2", node_name="node1", priority=MID, req=SMALL),
+               pod("p1.3", node_name="node1", priority=HIGH, req=SMALL),
+               pod("p2", node_name="node2", priority=HIGH, req=SMALL)]
+    s = Setup(nodes, running, pod("p", labels={"foo": ""}, priority=HIGH, req=SMALL),
+              filters=[COUNTING_FILTER, "NodeResourcesFit", "InterPodAffinity"],
+              pre_filters=["NodeResourcesFit", "InterPodAffinity"])
+    got, _, _ = dry_run_sorted(s)
+    assert got == [("node1", ["p1.1"], 0)]
+    assert s.counting.calls == 3  # no preemption would happen on node2: no filter call counted there
+
+
+def spread_on(key):
+    return {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}}
+
+
+def test_dry_run_preemption_to_resolve_pod_topology_spread_filter_failure():
+    """upstream TestDryRunPreemption row "preemption to resolve pod topology spread filter failure"."""
+    nodes = [big_node(n, labels={"hostname": n, "zone": z})
+             for n, z in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"))]
+    foo = {"foo": ""}
+    running = [pod("pod-a1", node_name="node-a", labels=foo, priority=MID),
+               pod("pod-a2", node_name="node-a", labels=foo, priority=LOW),
+               pod("pod-b1", node_name="node-b", labels=foo, priority=LOW),
+               pod("pod-x1", node_name="node-x", labels=foo, priority=HIGH),
+               pod("pod-x2", node_name="node-x", labels=foo, priority=HIGH)]
+    s = Setup(nodes, running, pod("p", labels=foo, priority=HIGH,
+                                  topologySpreadConstraints=[spread_on("zone"), spread_on("hostname")]),
+              filters=[COUNTING_FILTER, "PodTopologySpread"], pre_filters=["PodTopologySpread"])
+    got, _, _ = dry_run_sorted(s)
+    assert got == [("node-a", ["pod-a2"], 0), ("node-b", ["pod-b1"], 0)]
+    assert s.counting.calls == 5  # node-a (3), node-b (2), node-x (0)
+
+
+def dra_victim():
+    """Upstream's victimPodWithDRANodeAllocatable: 1 cpu requested, 2 more through its claim's
+    ``nodeAllocatableResourceClaimStatuses`` (counted in its requests)."""
+    return pod("victimPod", node_name="node1", priority=MID, req={"cpu": "1"}).replace(
+        uid="p1", node_allocatable_claim_nanos={"cpu": 2_000_000_000})
+
+
+@pytest.mark.parametrize("running, want, want_calls", [
+    pytest.param([dra_victim()], [("node1", ["victimPod"], 0)], 2,
+                 id="Preemption with DRA Node Allocatable: victim pod has DRA, preemptor does not"),
+    # gate off: the claim statuses are dropped on create (api/strategy.py
+    # _drop_node_allocatable_claim_statuses), so the victim's DRA footprint is not counted and the
+    # preemptor fits with the victim reprieved: no candidate
+    pytest.param([dra_victim().replace(node_allocatable_claim_nanos={})], [], 2,
+                 id="Preemption with DRA Node Allocatable: victim pod has DRA but feature gate is disabled"),
+    pytest.param([dra_victim(), pod("victimPodStandard", node_name="node1", priority=MID, req={"cpu": "1"})],
+                 [("node1", ["victimPod"], 0)], 3,
+                 id="Preemption with DRA Node Allocatable: two victims, one with DRA is evicted, standard one is "
+                    "reprieved"),
+])
+def test_dry_run_dra_node_allocatable(running, want, want_calls):
+    """upstream TestDryRunPreemption's DRA Node Allocatable rows (node capacity 5 cpu, 500 memory; the
+    DRANodeAllocatableResources gate shows in the victim: its claim statuses are kept only with it)."""
+    s = Setup([node("node1", cpu="5", memory="500")], running, pod("p", priority=HIGH, req={"cpu": "3"}),
+              filters=[COUNTING_FILTER, "NodeResourcesFit"], pre_filters=["NodeResourcesFit"])
+    got, _, _ = dry_run_sorted(s)
+    assert got == want and s.counting.calls == want_calls
 
 
 # ================================================================================================

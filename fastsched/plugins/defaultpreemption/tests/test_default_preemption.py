@@ -228,6 +228,10 @@ PREEMPTED_CONDITION = {"type": "DisruptionTarget", "status": "True", "reason": "
      None, True),
 ])
 def test_pod_eligible_to_preempt_others(victim, nominated_status, eligible):
+    """fastsched's own cases around upstream's TestPodEligibleToPreemptOthers (whose rows are in
+    test_pod_eligible_to_preempt_others.py): the DisruptionTarget condition's status, the victim's
+    priority, and the UnschedulableAndUnresolvable shortcut with a preemption victim (upstream's
+    "Pod with nominated node" row has a victim without the condition, so it cannot fail on it)."""
     preemptor = pod("p", priority=HIGH, nominated="node1")
     s = Setup([node("node1")], [victim], preemptor)
     ok, msg = s.plugin.pod_eligible_to_preempt_others(preemptor, nominated_status)

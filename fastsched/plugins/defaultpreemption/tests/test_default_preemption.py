@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from fastsched.api import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER
+from fastsched.api.objects import PodSchedulingGroup
 from fastsched.clock import VirtualClock
 from fastsched.config import load_config
 from fastsched.config.args import DefaultPreemptionArgs
@@ -190,6 +191,20 @@ def test_statuses_from_the_failed_cycle_are_used():
                       pod("p2", node_name="node2", req=MEDIUM, priority=LOW)],
               pod("p", priority=HIGH, req=LARGE), filters=["NodeUnschedulable", "NodeResourcesFit"])
     result, status = s.post_filter()
+    assert_placed(status, "node1", 1)
+    assert result == nominating("node1")
+    assert s.client.victims == ["p1"]
+
+
+def test_pod_with_scheduling_group_without_generic_workload_preempts():
+    """upstream TestPostFilter row "pod with SchedulingGroup with GenericWorkload and TAS disabled
+    should preempt" (GenericWorkload and TopologyAwareWorkloadScheduling off: the pod's
+    schedulingGroup is ignored and it preempts as a single pod)."""
+    preemptor = pod("p-with-podgroup", priority=HIGH).replace(scheduling_group=PodSchedulingGroup("foo"))
+    s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], preemptor)
+    assert not s.fw.feature_gates.enabled("GenericWorkload")
+    assert not s.fw.feature_gates.enabled("TopologyAwareWorkloadScheduling")
+    result, status = s.post_filter(unschedulable_on("node1"))
     assert_placed(status, "node1", 1)
     assert result == nominating("node1")
     assert s.client.victims == ["p1"]
@@ -628,6 +643,16 @@ def test_select_best_candidate(case, running, want):
     pods = [pod(n, node_name=f"node{i}", priority=prio, req=req, start=0.0) for n, i, prio, req in running]
     best = select(["node1", "node2", "node3"], pods, pod("p", priority=HIGH, req=VERY_LARGE))
     assert best.name == want, case
+
+
+def test_select_either_node_when_both_fit_after_preemption():
+    """upstream TestSelectBestCandidate row "a pod that fits on both nodes when lower priority pods are
+    preempted" (either node is valid)."""
+    pods = [pod("p1", node_name="node1", priority=MID, req=LARGE, start=0.0),
+            pod("p2", node_name="node2", priority=MID, req=LARGE, start=0.0)]
+    best = select(["node1", "node2"], pods, pod("p", priority=HIGH, req=LARGE))
+    assert best.name in ("node1", "node2")
+    assert names(best.victims.pods) == [{"node1": "p1", "node2": "p2"}[best.name]]
 
 
 def test_select_non_overlapping_lowest_high_priority_sum_and_count():

@@ -1,6 +1,6 @@
 """Per-pod preemption with GenericWorkload on: victims are units (upstream v1.37.2
-``default_preemption_test.go`` ``TestSelectVictimsOnNode``, its "Workload Aware" and "Cross-node
-PodGroup" rows; ``preemption.go`` ``GetVictimsOnNode``/``getCrossNodesVictims``).
+``default_preemption_test.go`` ``TestSelectVictimsOnNode``, every row: its "Workload Aware" and
+"Cross-node PodGroup" rows with GenericWorkload, the others without; ``preemption.go`` ``GetVictimsOnNode``/``getCrossNodesVictims``).
 
 As upstream's test: nodes of ``veryLargeRes`` (500m cpu, 500 memory) labelled hostname/zone from
 their ``name/zone`` spec, NodeResourcesFit at PreFilter and Filter (plus InterPodAffinity or
@@ -53,6 +53,34 @@ def preemptor(priority, req=None, labels=None, **spec):
 
 
 CASES: dict[str, Any] = {
+    # the rows without GenericWorkload (upstream's zero feature.Features): victims are single pods
+    "Basic: Preempt single lower priority pod": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("victim", node_name="node1", priority=LOW, req=LARGE)],
+        preemptor=preemptor(HIGH, LARGE), want={"victim"}),
+    "Priority: Prefer lower priority victim": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("high-prio", node_name="node1", priority=HIGH, req=SMALL),
+              pod("mid-prio", node_name="node1", priority=MID, req=SMALL),
+              pod("low-prio", node_name="node1", priority=LOW, req=SMALL)],
+        preemptor=preemptor(HIGH, LARGE), want={"low-prio"}),
+    "PDB: Prefer non-violating victim with higher priority over violating victim with lower priority": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("victim-pdb", node_name="node1", labels={"app": "foo"}, priority=LOW, req=MEDIUM),
+              pod("victim-no-pdb", node_name="node1", priority=MID, req=MEDIUM)],
+        pdbs=[pdb("pdb", {"app": "foo"}, allowed=0)], preemptor=preemptor(HIGH, LARGE), want={"victim-no-pdb"}),
+    "PDB: Prefer lower prioirity pod for preemption, when preemption without pdb violation is not possible": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("v1", node_name="node1", labels={"app": "foo"}, priority=LOW, req=MEDIUM),
+              pod("v2", node_name="node1", labels={"app": "foo"}, priority=MID, req=MEDIUM)],
+        pdbs=[pdb("pdb", {"app": "foo"}, allowed=0)], preemptor=preemptor(HIGH, LARGE), want={"v1"}, violating=1),
+    "Failure: Cannot preempt the victim with higher priority": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("victim", node_name="node1", priority=HIGH)], preemptor=preemptor(MID),
+        status=Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+    "Failure: Cannot preempt if node is empty": dict(
+        nodes=["node1"], main="node1", generic_workload=False, pods=[], preemptor=preemptor(MID),
+        status=Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
     "Workload Aware: Atomic preemption of PodGroup": dict(
         nodes=["node1"], main="node1", groups=[group("pg1", LOW)],
         pods=[member("g1-1", "node1", "pg1", LOW, SMALL, uid="g1"), member("g1-2", "node1", "pg1", LOW, MEDIUM, uid="g2")],
@@ -118,8 +146,8 @@ CASES: dict[str, Any] = {
 }
 
 
-def _gates() -> FeatureGates:
-    return FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True})
+def _gates(generic_workload: bool = True) -> FeatureGates:
+    return FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": generic_workload})
 
 
 def _profile(extra) -> KubeSchedulerProfile:
@@ -135,7 +163,8 @@ def _profile(extra) -> KubeSchedulerProfile:
 @pytest.mark.parametrize("name", list(CASES))
 def test_select_victims_on_node_workload_aware(name):
     case = CASES[name]
-    cache = Cache(generic_workload=True)
+    generic_workload = case.get("generic_workload", True)
+    cache = Cache(generic_workload=generic_workload)
     keys = ("hostname", "zone", "region")
     for spec in case["nodes"]:
         parts = spec.split("/")
@@ -147,7 +176,7 @@ def test_select_victims_on_node_workload_aware(name):
         cache.add_pod(p)
     p = case["preemptor"]
     fw = new_framework(in_tree_registry(), _profile(case.get("plugins", ())), snapshot_shared_lister=cache.snapshot,
-                       rng=random.Random(0), feature_gates=_gates())
+                       rng=random.Random(0), feature_gates=_gates(generic_workload))
     fw.pod_group_manager = cache
     plugin = fw.plugin(NAME)
     state = CycleState()

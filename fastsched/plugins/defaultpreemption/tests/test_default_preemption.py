@@ -717,20 +717,8 @@ def test_more_important_pod():
 
 
 # ================================================================================================
-# custom eligibility / ordering hooks (upstream TestCustomSelection / TestCustomOrdering)
+# custom ordering hook (upstream TestCustomOrdering; TestCustomSelection is test_custom_selection.py)
 # ================================================================================================
-def test_custom_eligibility():
-    s = Setup([big_node(f"node{i}") for i in range(1, 5)],
-              [pod("v1", node_name="node1", priority=MID, req=LARGE, labels={"preemptible": "no"}),
-               pod("v2", node_name="node2", priority=MID, req=LARGE, labels={"preemptible": "yes"}),
-               pod("v3", node_name="node3", priority=LOW, req=LARGE, labels={"preemptible": "yes"}),
-               pod("v4", node_name="node4", priority=LOW, req=LARGE)],
-              pod("p1", priority=HIGH, req=LARGE))
-    s.plugin.is_eligible_pod = lambda node_info, victim, preemptor: victim.pod.labels.get("preemptible") == "yes"
-    got, _, _ = s.dry_run()
-    assert candidates_of(got) == [("node2", ["v2"], 0), ("node3", ["v3"], 0)]
-
-
 def test_custom_ordering():
     s = Setup([big_node("node1")],
               [pod("foo", node_name="node1", priority=LOW, req=MEDIUM, start=0.0),

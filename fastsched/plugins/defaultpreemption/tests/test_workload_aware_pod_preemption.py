@@ -193,48 +193,6 @@ def test_select_victims_on_node_workload_aware(name):
     assert {x.name for x in pods} == case["want"]
 
 
-# -- TestCustomSelection's PodGroup rows: IsEligiblePod is asked about the whole unit, on each node --
-def _labels_eligible(key, val):
-    return lambda node_info, victim, preemptor: all(pi.pod.labels.get(key) == val for pi in victim.pods())
-
-
-def _node_eligible(name):
-    return lambda node_info, victim, preemptor: node_info.node().name == name
-
-
-@pytest.mark.parametrize("name,eligible,pods,expected", [
-    ("filter for matching pod group: all affected nodes eligible", _labels_eligible("preemptible", "yes"),
-     [member("v1", "node1", "pg1", LOW, LARGE, {"preemptible": "yes"}),
-      member("v2", "node2", "pg1", LOW, LARGE, {"preemptible": "yes"})],
-     {"node1": ["v1", "v2"], "node2": ["v1", "v2"]}),
-    ("filter for matching pod group: one node ineligible rejects entire pod group", _node_eligible("node1"),
-     [member("v1", "node1", "pg1", LOW, SMALL), member("v2", "node2", "pg1", LOW, SMALL),
-      pod("v3", node_name="node1", priority=MID, req=LARGE)],
-     {"node1": ["v3"]}),
-], ids=lambda x: x if isinstance(x, str) else "")
-def test_custom_selection_pod_groups(name, eligible, pods, expected):
-    cache = Cache(generic_workload=True)
-    for n in ("node1", "node2"):
-        cache.add_node(node(n, cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"]))
-    cache.add_pod_group(PodGroup(name="pg1", namespace="default", uid="pg1",
-                                 scheduling_policy=PodGroupSchedulingPolicy(basic=True),
-                                 disruption_mode=DisruptionMode(all=True)))
-    for p in pods:
-        cache.add_pod(p)
-    fw = new_framework(in_tree_registry(), _profile(()), snapshot_shared_lister=cache.snapshot,
-                       rng=random.Random(0), feature_gates=_gates())
-    fw.pod_group_manager = cache
-    plugin = fw.plugin(NAME)
-    plugin.is_eligible_pod = eligible
-    p1 = pod("p1", priority=HIGH, req=LARGE)
-    state = CycleState()
-    fw.run_pre_filter_plugins(state, p1, cache.snapshot.batch())
-    nodes = list(cache.snapshot.batch())
-    offset, num = plugin.get_offset_and_num_candidates(len(nodes))
-    candidates, _, _ = plugin.evaluator.dry_run_preemption(state, p1, nodes, [], offset, num)
-    assert {c.name: sorted(v.name for v in c.victims.pods) for c in candidates} == expected
-
-
 # -- TestCustomOrdering (GenericWorkload rows without CompositePodGroup): a custom MoreImportantVictim -----
 def _start(p):
     return float("inf") if p.start_time is None else p.start_time

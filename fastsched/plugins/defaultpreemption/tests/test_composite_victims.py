@@ -187,7 +187,7 @@ def test_domain_rows_count():
     assert sum(1 for r in DOMAIN_ROWS.values() if r[3]) == 15
 
 
-@pytest.mark.parametrize("name", list(DOMAIN_ROWS))
+@pytest.mark.parametrize("name", list(DOMAIN_ROWS), ids=list(DOMAIN_ROWS))
 def test_new_domain_for_workload_preemption(name):
     nodes, pods, pgs, cpgs, enabled, want = DOMAIN_ROWS[name]
     cache = build(nodes, pods, pgs, cpgs, enabled)
@@ -237,7 +237,7 @@ def composite_gate(monkeypatch):
                         dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
 
 
-@pytest.mark.parametrize("name", list(GET_VICTIMS_ROWS))
+@pytest.mark.parametrize("name", list(GET_VICTIMS_ROWS), ids=list(GET_VICTIMS_ROWS))
 def test_get_victims_on_node(composite_gate, name):
     """The plugin's ``victims_on_node`` (``GetVictimsOnNode``) on node1, with the plugin's own
     listers (the cache's: upstream's evaluator reads the snapshot's)."""

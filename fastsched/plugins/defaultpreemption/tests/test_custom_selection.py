@@ -141,7 +141,7 @@ def composite_gate(monkeypatch):
                         dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
 
 
-@pytest.mark.parametrize("name", list(ROWS))
+@pytest.mark.parametrize("name", list(ROWS), ids=list(ROWS))
 def test_custom_selection(composite_gate, name):
     eligible, nodes, (p_name, p_priority), pods, pgs, cpgs, gates, expected = ROWS[name]
     generic_workload, composite = GW in gates, CPG in gates

@@ -95,7 +95,7 @@ def composite_gate(monkeypatch):
                         dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
 
 
-@pytest.mark.parametrize("name", list(ROWS))
+@pytest.mark.parametrize("name", list(ROWS), ids=list(ROWS))
 def test_pod_eligible_to_preempt_others(composite_gate, name):
     preemptor, pods, pgs, cpgs, nodes, gates, nominated_status, expected = ROWS[name]
     generic_workload, composite = GW in gates, CPG in gates

@@ -840,7 +840,7 @@ PREEMPT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(PREEMPT_CASES))
+@pytest.mark.parametrize("name", list(PREEMPT_CASES), ids=list(PREEMPT_CASES))
 def test_preempt(name):
     """``TestPodGroupEvaluator_Preempt`` (GenericWorkload and PodGroupPreemptionPolicy on)."""
     nodes, pods, groups, pg, preemptor_pods, (code, message), nominating = PREEMPT_CASES[name]
@@ -1251,7 +1251,7 @@ RESOLVE_POLICY = {
 }
 
 
-@pytest.mark.parametrize("name", list(RESOLVE_POLICY))
+@pytest.mark.parametrize("name", list(RESOLVE_POLICY), ids=list(RESOLVE_POLICY))
 def test_new_pod_group_preemptor_resolves_preemption_policy(name):
     from fastsched.plugins.defaultpreemption.podgroup_preemption import resolve_preemption_policy
     group_policy, pod_policies, gate, want = RESOLVE_POLICY[name]
@@ -1276,7 +1276,7 @@ POLICY_INTEGRATION = {
 }
 
 
-@pytest.mark.parametrize("name", list(POLICY_INTEGRATION))
+@pytest.mark.parametrize("name", list(POLICY_INTEGRATION), ids=list(POLICY_INTEGRATION))
 def test_integration_pod_group_preemption_policy(name):
     from fastsched import Scheduler
     from fastsched.features import FeatureGates

@@ -80,7 +80,7 @@ ROWS: dict[str, tuple] = {
 
 
 @pytest.mark.parametrize("async_preemption", [True, False], ids=["async", "sync"])
-@pytest.mark.parametrize("name", list(ROWS))
+@pytest.mark.parametrize("name", list(ROWS), ids=list(ROWS))
 def test_preempt(name, async_preemption):
     p, pods, extenders, node_specs, plugin, want_node, want_victims = ROWS[name]
     nodes = []

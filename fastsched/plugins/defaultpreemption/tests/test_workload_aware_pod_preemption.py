@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from fastsched.api.compositepodgroup import CompositePodGroup
 from fastsched.api.objects import PodSchedulingGroup
 from fastsched.api.scheduling import DisruptionMode, PodGroup, PodGroupSchedulingPolicy
 from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
@@ -160,7 +161,7 @@ def _profile(extra) -> KubeSchedulerProfile:
     return KubeSchedulerProfile(scheduler_name="test", plugins=plugins)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(CASES), ids=list(CASES))
 def test_select_victims_on_node_workload_aware(name):
     case = CASES[name]
     generic_workload = case.get("generic_workload", True)
@@ -193,7 +194,7 @@ def test_select_victims_on_node_workload_aware(name):
     assert {x.name for x in pods} == case["want"]
 
 
-# -- TestCustomOrdering (GenericWorkload rows without CompositePodGroup): a custom MoreImportantVictim -----
+# -- TestCustomOrdering (every row; GenericWorkload, CompositePodGroup where the row sets it): a custom MoreImportantVictim
 def _start(p):
     return float("inf") if p.start_time is None else p.start_time
 
@@ -249,6 +250,26 @@ def _all(name):
                     disruption_mode=DisruptionMode(all=True))
 
 
+def _in_cpg(name, parent):
+    return PodGroup(name=name, namespace="default", uid=name, scheduling_policy=PodGroupSchedulingPolicy(basic=True),
+                    parent_composite_pod_group_name=parent, priority=LOW)
+
+
+def _cpg_all(name):
+    return CompositePodGroup(name=name, namespace="default", uid=name, disruption_mode=DisruptionMode(all=True),
+                             priority=LOW)
+
+
+@pytest.fixture
+def composite_gate(monkeypatch):
+    """The gate is not switchable for users yet: switchable for these tests (upstream's rows set it)."""
+    import dataclasses
+
+    from fastsched.features import COMPOSITE_POD_GROUP, KNOWN_GATES
+    monkeypatch.setitem(KNOWN_GATES, COMPOSITE_POD_GROUP,
+                        dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
+
+
 @pytest.mark.parametrize("name,order,pods,groups,expected", [
     ("select newest pods", _by_oldest_start,
      [_v("v1", LOW, MEDIUM, E2), _v("v2", LOW, MEDIUM, E0), _v("v3", LOW, MEDIUM, E1)], [], ["v3", "v1"]),
@@ -263,16 +284,31 @@ def _all(name):
      [_all("pg-small"), _all("pg-large")], ["v2", "v3"]),
     ("select pod group by name alphabetically due to custom ordering", _by_group_name,
      [_v("v1", LOW, MEDIUM, E1, "pg-a"), _v("v2", LOW, MEDIUM, E0, "pg-z")], [_all("pg-a"), _all("pg-z")], ["v2"]),
+    # with CompositePodGroup (and TopologyAwareWorkloadScheduling) on: the units are the all-mode CPGs
+    ("select composite pod group over standalone pod due to custom ordering", _standalone_over_group,
+     [_v("v1", LOW, MEDIUM, E0), _v("v2", LOW, SMALL, E0, "pg1"), _v("v3", LOW, SMALL, E0, "pg2")],
+     [_in_cpg("pg1", "cpg1"), _in_cpg("pg2", "cpg1"), _cpg_all("cpg1")], ["v2", "v3"]),
+    ("select larger composite pod group over smaller composite pod group due to custom ordering",
+     _smaller_group_over_larger,
+     [_v("v1", LOW, SMALL, E0, "pg-small"), _v("v2", LOW, SMALL, E0, "pg-large1"), _v("v3", LOW, SMALL, E0, "pg-large2")],
+     [_in_cpg("pg-small", "cpg-small"), _in_cpg("pg-large1", "cpg-large"), _in_cpg("pg-large2", "cpg-large"),
+      _cpg_all("cpg-small"), _cpg_all("cpg-large")], ["v2", "v3"]),
 ], ids=lambda x: x if isinstance(x, str) else "")
-def test_custom_ordering(name, order, pods, groups, expected):
-    cache = Cache(generic_workload=True)
+def test_custom_ordering(composite_gate, name, order, pods, groups, expected):
+    composite = any(isinstance(g, CompositePodGroup) for g in groups)
+    cache = Cache(generic_workload=True, composite_pod_group=composite)
     cache.add_node(node("node1", cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"]))
     for g in groups:
-        cache.add_pod_group(g)
+        if isinstance(g, CompositePodGroup):
+            cache.add_composite_pod_group(g)
+        else:
+            cache.add_pod_group(g)
     for p in pods:
         cache.add_pod(p)
+    gates = FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": composite, "CompositePodGroup": composite})
     fw = new_framework(in_tree_registry(), _profile(()), snapshot_shared_lister=cache.snapshot,
-                       rng=random.Random(0), feature_gates=_gates())
+                       rng=random.Random(0), feature_gates=gates)
     fw.pod_group_manager = cache
     plugin = fw.plugin(NAME)
     plugin.more_important_victim = order

@@ -1093,7 +1093,7 @@ def test_never_policy_does_not_preempt():
     assert cond["message"].endswith(", pod group preemption: not eligible due to preemptionPolicy=Never.")
 
 
-# -- TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot (the PodGroup rows) -------------------
+# -- TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot (every row) -------------------------
 class FailingSession(MutableSnapshot):
     def __init__(self, cache, start_error=None, end_error=None):
         super().__init__(cache)
@@ -1110,21 +1110,46 @@ class FailingSession(MutableSnapshot):
             raise RuntimeError(self.end_error)
 
 
-@pytest.mark.parametrize("start_error,end_error,want", [
-    ("start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
-    (None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
-], ids=["PodGroup start mutation error", "PodGroup end mutation error"])
-def test_pod_group_post_filter_invalid_snapshot(start_error, end_error, want):
-    pl = _plugin(False, True)
-    cache = build_cluster(["node1"], [], [])
+@pytest.mark.parametrize("is_cpg,start_error,end_error,want", [
+    (False, "start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
+    (False, None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
+    (True, "start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
+    (True, None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
+], ids=["PodGroup start mutation error", "PodGroup end mutation error", "CompositePodGroup start mutation error",
+        "CompositePodGroup end mutation error"])
+def test_pod_group_post_filter_invalid_snapshot(composite_gate, is_cpg, start_error, end_error, want):
+    """Upstream's rows: node1 runs pod1 (low priority); the preemptor is PodGroup ``preemptor-pg-ok``
+    or, with CompositePodGroup on, the childless CompositePodGroup ``cpg`` (both priority high)
+    with the one pod ``p``; the scheduling function answers Unschedulable."""
+    from types import SimpleNamespace
+
+    from fastsched.api.compositepodgroup import CompositePodGroup
+    from fastsched.features import FeatureGates
+    from fastsched.framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE, PodGroupInfo
+    from fastsched.plugins.defaultpreemption import DefaultPreemption
+    gates = FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": is_cpg, "CompositePodGroup": is_cpg})
+    cache = Cache(generic_workload=True, composite_pod_group=is_cpg)
+    cache.add_node(make_node("node1", cpu="500m", memory="500"))
+    cache.add_pod(build_pod({"name": "pod1", "uid": "pod1", "priority": 0, "node": "node1"}))
+    preemptor_pods = [build_pod({"name": "p", "uid": "p", "priority": 1000})]
+    if is_cpg:
+        cpg = CompositePodGroup(name="cpg", namespace="default", priority=1000)
+        entity = QueuedPodGroupInfo.from_tree(PodGroupInfo("default", "cpg", COMPOSITE_POD_GROUP_KEY_TYPE,
+                                                           composite_pod_group=cpg, children=[]))
+        for pod in preemptor_pods:
+            entity.add_pod(QueuedPodInfo(PodInfo(pod)))
+    else:
+        pg = build_group({"name": "preemptor-pg-ok", "priority": 1000})
+        cache.add_pod_group(pg)
+        entity = group_info(pg, preemptor_pods)
+    pl = DefaultPreemption(None, SimpleNamespace(feature_gates=gates, pod_group_manager=cache, client=None))
     pl.handle.mutable_snapshot = FailingSession(cache, start_error, end_error)
     pl.pod_group_evaluator.handle = pl.handle
-    pods = [build_pod({"name": "p", "uid": "p", "priority": 1000, "group": "preemptor-pg"})]
 
     def func():
         return None, Status(Code.UNSCHEDULABLE)
-    _, st = pl.pod_group_post_filter(CycleState(), group_info(build_group({"name": "preemptor-pg", "priority": 1000}),
-                                                                  pods), func)
+    _, st = pl.pod_group_post_filter(CycleState(), entity, func)
     assert (st.code(), st.message()) == (Code.ERROR, want)
 
 

@@ -1153,6 +1153,33 @@ def test_pod_group_post_filter_invalid_snapshot(composite_gate, is_cpg, start_er
     assert (st.code(), st.message()) == (Code.ERROR, want)
 
 
+def test_pod_group_post_filter_composite_pod_group_without_victims(composite_gate):
+    """Upstream ``TestDefaultPreemption_PodGroupPostFilter_CompositePodGroup`` (one case, no table):
+    an empty cluster, GenericWorkload, TopologyAwareWorkloadScheduling and CompositePodGroup on, a
+    childless CompositePodGroup preemptor (no priority) with the one pod ``p``, a scheduling
+    function answering (nil, nil): UnschedulableAndUnresolvable, no victims."""
+    from types import SimpleNamespace
+
+    from fastsched.api.compositepodgroup import CompositePodGroup
+    from fastsched.features import FeatureGates
+    from fastsched.framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE, PodGroupInfo
+    from fastsched.plugins.defaultpreemption import DefaultPreemption
+    gates = FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True})
+    cache = Cache(generic_workload=True, composite_pod_group=True)
+    cache.add_pod_group(build_group({"name": "preemptor-pg-ok", "priority": 1000}))
+    entity = QueuedPodGroupInfo.from_tree(PodGroupInfo(
+        "default", "cpg", COMPOSITE_POD_GROUP_KEY_TYPE, composite_pod_group=CompositePodGroup(name="cpg", namespace="default"),
+        children=[]))
+    entity.add_pod(QueuedPodInfo(PodInfo(build_pod({"name": "p", "uid": "p", "priority": 1000}))))
+    pl = DefaultPreemption(None, SimpleNamespace(feature_gates=gates, pod_group_manager=cache, client=None,
+                                                 mutable_snapshot=MutableSnapshot(cache)))
+    pl.pod_group_evaluator.handle = pl.handle
+    _, st = pl.pod_group_post_filter(CycleState(), entity, lambda: (None, None))
+    assert (st.code(), st.message()) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                         "pod group preemption: No preemption victims found for incoming preemptor")
+
+
 # -- integration: test/integration/scheduler/podgroup/podgroup_test.go TestPodGroupScheduling --------
 def _integration_scheduler():
     """One node of 4 CPUs (zone1), SchedulerAsyncPreemption on (its default), priority classes for

@@ -209,6 +209,13 @@ class _FixedFilter(FilterPlugin):
         return Status(Code.UNSCHEDULABLE)
 
 
+def _fixed_filter_factory(plugin_name: str) -> Any:
+    """A registry factory for :class:`_FixedFilter` ``plugin_name``."""
+    def factory(_args: Any, _handle: Any) -> _FixedFilter:
+        return _FixedFilter(plugin_name)
+    return factory
+
+
 # ------------------------------------------------------------------------------------------------
 # framework
 # ------------------------------------------------------------------------------------------------
@@ -252,7 +259,7 @@ class Setup:
         reg.register(TEST_PLUGIN, lambda _a, _h: ErrorOnLabelPlugin())
         reg.register(COUNTING_FILTER, lambda _a, _h: self.counting)
         for fixed in (TRUE_FILTER, FALSE_FILTER, MATCH_FILTER):
-            reg.register(fixed, lambda _a, _h, fixed=fixed: _FixedFilter(fixed))
+            reg.register(fixed, _fixed_filter_factory(fixed))
         self.fw = new_framework(reg, profile(filters, pre_filters, args), snapshot_shared_lister=self.snapshot,
                                 # a partial Client double: preemption's calls only (no API objects)
                                 client=cast("fwk.Client | None", self.client), rng=random.Random(seed), pod_nominator=self.nominator,

@@ -775,7 +775,7 @@ def preempt_setup(**kwargs):
 
 
 def test_preempt_basic():
-    """upstream TestPreempt row "basic preemption logic"."""
+    """after upstream TestPreempt row "basic preemption logic" (the row itself, on its own data: test_preempt_table.py)."""
     s = preempt_setup()
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
     assert_placed(status, "node1", 2)
@@ -784,7 +784,7 @@ def test_preempt_basic():
 
 
 def test_preempt_extenders_allow_only_node1():
-    """upstream TestPreempt row "Scheduler extenders allow only node1, otherwise node3 would have been chosen"."""
+    """after upstream TestPreempt row "Scheduler extenders allow only node1, otherwise node3 would have been chosen" (the row itself, on its own data: test_preempt_table.py)."""
     running = [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
                pod("p2.1", node_name="node3", priority=MID, req=LARGE)]
@@ -798,7 +798,7 @@ def test_preempt_extenders_allow_only_node1():
 
 
 def test_preempt_extender_rejects_everything():
-    """upstream TestPreempt row "Scheduler extenders do not allow any preemption"."""
+    """after upstream TestPreempt row "Scheduler extenders do not allow any preemption" (the row itself, on its own data: test_preempt_table.py)."""
     s = preempt_setup(extenders=[FakeExtender(keep=lambda n: False)])
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
     assert result is None
@@ -807,7 +807,7 @@ def test_preempt_extender_rejects_everything():
 
 
 def test_preempt_ignorable_extender_error_is_skipped():
-    """upstream TestPreempt row "One scheduler extender allows only node1, the other returns error but ignorable. Only node1 would be chosen"."""
+    """after upstream TestPreempt row "One scheduler extender allows only node1, the other returns error but ignorable. Only node1 would be chosen" (the row itself, on its own data: test_preempt_table.py)."""
     exts = [FakeExtender(error=True, ignorable=True), FakeExtender(keep=lambda n: n == "node1")]
     s = preempt_setup(extenders=exts)
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
@@ -823,7 +823,7 @@ def test_preempt_extender_error():
 
 
 def test_preempt_uninterested_extender_is_not_asked():
-    """upstream TestPreempt row "One scheduler extender allows only node1, but it is not interested in given pod, otherwise node1 would have been chosen"."""
+    """after upstream TestPreempt row "One scheduler extender allows only node1, but it is not interested in given pod, otherwise node1 would have been chosen" (the row itself, on its own data: test_preempt_table.py)."""
     running = [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
                pod("p2.1", node_name="node2", priority=MID, req=LARGE)]

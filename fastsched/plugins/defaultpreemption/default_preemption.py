@@ -56,8 +56,8 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 #: PreEnqueue's message while the pod's asynchronous preemption is under way (upstream's words)
 WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 
-#: ``is_eligible_pod(node_info, victim, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``; ``victim`` a PodInfo,
-#: with GenericWorkload the victim unit)
+#: ``is_eligible_pod(node_info, victim, preemptor) -> bool`` (upstream ``IsEligiblePodFunc``; ``victim`` a Victim:
+#: with GenericWorkload the victim unit, without it a unit of one pod)
 IsEligiblePodFunc = Callable[[Any, Any, "Pod"], bool]
 #: ``more_important_pod(pod1, pod2) -> bool`` (upstream ``MoreImportantPodFunc``)
 MoreImportantPodFunc = Callable[["Pod", "Pod"], bool]
@@ -306,10 +306,15 @@ class DefaultPreemption(PostFilterPlugin, PreEnqueuePlugin, EnqueueExtensions):
         return None
 
     def is_preemption_allowed(self, node_info: fwk.NodeInfo, victim: PodInfo, preemptor: "Pod") -> bool:
-        """Upstream ``isPreemptionAllowed``: lower priority, and ``is_eligible_pod`` when set."""
+        """Upstream ``isPreemptionAllowed``: lower priority, and ``is_eligible_pod`` when set.
+
+        Without GenericWorkload upstream's ``GetVictimsOnNode`` still hands ``IsEligiblePod`` a
+        Victim, ``NewPodVictim(podInfo, nil, nil)`` (preemption.go), never the bare PodInfo: the
+        hook sees ``pods()`` and ``priority()`` whatever the gate."""
         if pod_priority(victim.pod) >= pod_priority(preemptor):
             return False
-        return self.is_eligible_pod is None or self.is_eligible_pod(node_info, victim, preemptor)
+        return self.is_eligible_pod is None or self.is_eligible_pod(node_info, new_pod_victim(victim, None, None),
+                                                                    preemptor)
 
     def has_potential_victims(self, node_info: fwk.NodeInfo, preemptor: "Pod") -> bool:
         """Whether select_victims_on_node would find a pod to remove (lets the dry run skip copies;

@@ -30,6 +30,7 @@ VERY_LARGE = {"cpu": "500m", "memory": "500"}
 NEG, LOW, MID, HIGH, VERY_HIGH = -100, 0, 100, 1000, 10000
 TEST_PLUGIN = "test-plugin"
 COUNTING_FILTER = "CountingFilter"
+TRUE_FILTER, FALSE_FILTER, MATCH_FILTER = "TrueFilter", "FalseFilter", "MatchFilter"
 
 
 def node(name: str, *, cpu: str = "0", memory: str = "0", pods: str = "110", labels: dict | None = None,
@@ -46,9 +47,9 @@ def big_node(name: str, **kwargs: Any) -> Node:
 def pod(name: str, *, node_name: str | None = None, priority: int | None = None, req: dict | None = None,
         labels: dict | None = None, start: float | None = None, namespace: str = "default",
         deleting: bool = False, conditions: Sequence[dict] = (), nominated: str = "",
-        preemption_policy: str | None = None) -> Pod:
-    """A pod like upstream's ``st.MakePod()`` builder (uid = name)."""
-    spec: dict = {}
+        preemption_policy: str | None = None, **spec: Any) -> Pod:
+    """A pod like upstream's ``st.MakePod()`` builder (uid = name); ``spec``: further manifest spec
+    fields (``affinity``, ``topologySpreadConstraints``)."""
     if preemption_policy is not None:
         spec["preemptionPolicy"] = preemption_policy
     p = make_pod(name, namespace=namespace, uid=name, requests=dict(req or {}), labels=labels,
@@ -192,6 +193,29 @@ class CountingFilter(FilterPlugin):
         return None if code is None else Status(code)
 
 
+class _FixedFilter(FilterPlugin):
+    """Upstream's TrueFilterPlugin / FalseFilterPlugin / MatchFilterPlugin (framework/testing):
+    Success everywhere, Unschedulable everywhere, or Success only where the node is named as the pod."""
+
+    def __init__(self, plugin_name: str):
+        self._name = plugin_name
+
+    def name(self) -> str:
+        return self._name
+
+    def filter(self, state, p, node_info) -> Status | None:
+        if self._name == TRUE_FILTER or (self._name == MATCH_FILTER and node_info.node().name == p.name):
+            return None
+        return Status(Code.UNSCHEDULABLE)
+
+
+def _fixed_filter_factory(plugin_name: str) -> Any:
+    """A registry factory for :class:`_FixedFilter` ``plugin_name``."""
+    def factory(_args: Any, _handle: Any) -> _FixedFilter:
+        return _FixedFilter(plugin_name)
+    return factory
+
+
 # ------------------------------------------------------------------------------------------------
 # framework
 # ------------------------------------------------------------------------------------------------
@@ -206,7 +230,8 @@ def profile(filters: Sequence[str] = ("NodeResourcesFit",), pre_filters: Sequenc
     plugins.queue_sort = PluginSet([Plugin("PrioritySort")])
     plugins.bind = PluginSet([Plugin("DefaultBinder")])
     plugins.pre_filter = PluginSet([Plugin(n) for n in (pre_filters if pre_filters is not None else filters)
-                                    if n not in (COUNTING_FILTER, "NodeUnschedulable", "TaintToleration")])
+                                    if n not in (COUNTING_FILTER, TRUE_FILTER, FALSE_FILTER, MATCH_FILTER,
+                                                 "NodeUnschedulable", "TaintToleration")])
     plugins.filter = PluginSet([Plugin(n) for n in filters])
     plugins.post_filter = PluginSet([Plugin(NAME)])
     pc = [PluginConfig(NAME, args)] if args is not None else []
@@ -233,6 +258,8 @@ class Setup:
         reg = registry()
         reg.register(TEST_PLUGIN, lambda _a, _h: ErrorOnLabelPlugin())
         reg.register(COUNTING_FILTER, lambda _a, _h: self.counting)
+        for fixed in (TRUE_FILTER, FALSE_FILTER, MATCH_FILTER):
+            reg.register(fixed, _fixed_filter_factory(fixed))
         self.fw = new_framework(reg, profile(filters, pre_filters, args), snapshot_shared_lister=self.snapshot,
                                 # a partial Client double: preemption's calls only (no API objects)
                                 client=cast("fwk.Client | None", self.client), rng=random.Random(seed), pod_nominator=self.nominator,

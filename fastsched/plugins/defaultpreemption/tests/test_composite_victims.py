@@ -187,7 +187,7 @@ def test_domain_rows_count():
     assert sum(1 for r in DOMAIN_ROWS.values() if r[3]) == 15
 
 
-@pytest.mark.parametrize("name", list(DOMAIN_ROWS))
+@pytest.mark.parametrize("name", list(DOMAIN_ROWS), ids=list(DOMAIN_ROWS))
 def test_new_domain_for_workload_preemption(name):
     nodes, pods, pgs, cpgs, enabled, want = DOMAIN_ROWS[name]
     cache = build(nodes, pods, pgs, cpgs, enabled)
@@ -237,7 +237,7 @@ def composite_gate(monkeypatch):
                         dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
 
 
-@pytest.mark.parametrize("name", list(GET_VICTIMS_ROWS))
+@pytest.mark.parametrize("name", list(GET_VICTIMS_ROWS), ids=list(GET_VICTIMS_ROWS))
 def test_get_victims_on_node(composite_gate, name):
     """The plugin's ``victims_on_node`` (``GetVictimsOnNode``) on node1, with the plugin's own
     listers (the cache's: upstream's evaluator reads the snapshot's)."""
@@ -328,3 +328,53 @@ def test_search_cross_nodes_victim_pods_goes_on_after_a_failed_leaf(caplog):
                                                 MockLister({"cpg1": cpg("cpg1", ALL)}), _States())
     assert _got(domain.all_possible_victims) == [v("p1_pg2 p2_pg2", "node1 node2")]
     assert "Failed to get pod group state during preemption victim collection" in caplog.text
+
+
+# -- TestGetVictimsOnNode's GenericWorkload rows (high 1000, mid 100, low 0): compared as upstream does,
+# a set of (pods, affected nodes, priority) ------------------------------------------------------------
+HIGH = 1000
+GW_GET_VICTIMS_ROWS = {
+    "GenericWorkload disabled, two pods on target node": (
+        False, ["node1"], [pod("p1", "node1", priority=MID), pod("p2", "node1", priority=LOW)], [],
+        {v("p1", "node1", MID), v("p2", "node1", LOW)}),
+    "GenericWorkload enabled, pods with no PodGroup": (
+        True, ["node1"], [pod("p1", "node1", priority=MID), pod("p2", "node1", priority=LOW)], [],
+        {v("p1", "node1", MID), v("p2", "node1", LOW)}),
+    "GenericWorkload enabled, pod belonging to PodGroup with disruptionMode All": (
+        True, N2, [pod("p1", "node1", "pg1", MID), pod("p2", "node2", "pg1", MID), pod("p3", "node1", priority=LOW)],
+        [pg("pg1", ALL, priority=MID)], {v("p1 p2", "node1 node2", MID), v("p3", "node1", LOW)}),
+    "GenericWorkload enabled, pods belonging to PodGroup with disruptionMode Single": (
+        True, N2, [pod("p1", "node1", "pg1", LOW), pod("p2", "node2", "pg1", LOW), pod("p3", "node1", "pg1", LOW),
+                   pod("p4", "node1", priority=LOW)],
+        [pg("pg1", SINGLE, priority=MID)], {v("p1", "node1", MID), v("p3", "node1", MID), v("p4", "node1", LOW)}),
+    "GenericWorkload enabled, mixed test with individual pods, PodGroup with DisruptionMode Single, and PodGroup "
+    "with DisruptionMode All": (
+        True, N2, [pod("p-all-1", "node1", "pg-all", HIGH), pod("p-all-2", "node2", "pg-all", HIGH),
+                   pod("p-single-1", "node1", "pg-single", LOW), pod("p-single-2", "node2", "pg-single", LOW),
+                   pod("p-ind", "node1", priority=LOW)],
+        [pg("pg-all", ALL, priority=HIGH), pg("pg-single", SINGLE, priority=MID)],
+        {v("p-all-1 p-all-2", "node1 node2", HIGH), v("p-single-1", "node1", MID), v("p-ind", "node1", LOW)}),
+}
+
+
+@pytest.mark.parametrize("name", list(GW_GET_VICTIMS_ROWS), ids=list(GW_GET_VICTIMS_ROWS))
+def test_get_victims_on_node_generic_workload(name):
+    """Upstream's ``GetVictimsOnNode`` on node1; without GenericWorkload every pod is its own victim
+    with its own priority (``NewPodVictim(podInfo, nil, nil)``)."""
+    from fastsched.features import FeatureGates
+    from fastsched.plugins.defaultpreemption import DefaultPreemption
+    generic_workload, nodes, pods, pgs, want = GW_GET_VICTIMS_ROWS[name]
+    cache = Cache(generic_workload=generic_workload)
+    for n in nodes:
+        cache.add_node(make_node(n))
+    for g in pgs:
+        cache.add_pod_group(g)
+    for p in pods:
+        cache.add_pod(p)
+    handle = SimpleNamespace(feature_gates=FeatureGates({"GenericWorkload": generic_workload}), pod_group_manager=cache,
+                             client=None, mutable_snapshot=MutableSnapshot(cache),
+                             snapshot_shared_lister=lambda: SimpleNamespace(node_infos=lambda: cache.snapshot))
+    pl = DefaultPreemption(None, handle)
+    units = pl.victims_on_node(cache.snapshot.get("node1"), pl._pod_groups())
+    got = {(frozenset(pi.pod.name for pi in u.pods()), frozenset(u.affected_nodes()), u.priority()) for u in units}
+    assert got == want

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from fastsched.api import PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER
+from fastsched.api.objects import PodSchedulingGroup
 from fastsched.clock import VirtualClock
 from fastsched.config import load_config
 from fastsched.config.args import DefaultPreemptionArgs
@@ -21,7 +22,7 @@ from fastsched.plugins.defaultpreemption import (ERR_NO_VICTIMS, NAME, Victims, 
 from fastsched.plugins.defaultpreemption.preemption import aggregate_error_message
 from fastsched.runtime import FrameworkError, WaitingPodImpl, new_framework
 
-from .support import (COUNTING_FILTER, assert_placed, HIGH, LARGE, LOW, MEDIUM, MID, NEG, SMALL, TEST_PLUGIN, VERY_HIGH,
+from .support import (COUNTING_FILTER, FALSE_FILTER, MATCH_FILTER, TRUE_FILTER, assert_placed, HIGH, LARGE, LOW, MEDIUM, MID, NEG, SMALL, TEST_PLUGIN, VERY_HIGH,
                       VERY_LARGE, FakeExtender, Setup, big_node, names, node, pdb, pod, registry,
                       unschedulable_on)
 
@@ -45,6 +46,7 @@ def assert_status(status, code: Code, message: str | None = None) -> None:
 # TestPostFilter
 # ================================================================================================
 def test_higher_priority_pod_made_schedulable():
+    """upstream TestPostFilter row "pod with higher priority can be made schedulable"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on("node1"))
     assert_placed(status, "node1", 1)
@@ -53,6 +55,7 @@ def test_higher_priority_pod_made_schedulable():
 
 
 def test_tied_priority_still_unschedulable():
+    """upstream TestPostFilter row "pod with tied priority is still unschedulable"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p"))
     result, status = s.post_filter(unschedulable_on("node1"))
     assert_status(status, Code.UNSCHEDULABLE,
@@ -63,6 +66,7 @@ def test_tied_priority_still_unschedulable():
 
 
 def test_unschedulable_and_unresolvable_nodes_are_not_tried():
+    """upstream TestPostFilter row "preemption should respect filteredNodesStatuses"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on(node1=Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
     assert_status(status, Code.UNSCHEDULABLE,
@@ -72,6 +76,7 @@ def test_unschedulable_and_unresolvable_nodes_are_not_tried():
 
 
 def test_absent_nodes_are_unschedulable_and_unresolvable_by_default():
+    """upstream TestPostFilter row "preemption should respect absent NodeToStatusReader entry meaning UnschedulableAndUnresolvable"."""
     s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], pod("p", priority=HIGH))
     result, status = s.post_filter(unschedulable_on())
     assert_status(status, Code.UNSCHEDULABLE,
@@ -88,6 +93,7 @@ def test_absent_status_unschedulable_makes_every_node_potential():
 
 
 def test_made_schedulable_on_the_node_with_lower_priority_pod():
+    """upstream TestPostFilter row "pod can be made schedulable on one node"."""
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
               [pod("p1", node_name="node1", priority=HIGH), pod("p2", node_name="node2", priority=LOW)],
               pod("p", priority=MID))
@@ -98,6 +104,7 @@ def test_made_schedulable_on_the_node_with_lower_priority_pod():
 
 
 def test_min_highest_priority_node_with_pdbs():
+    """upstream TestPostFilter row "pod can be made schedulable on minHighestPriority node"."""
     violating = {"test.kubernetes.io/is-violating-pdb": "violating"}
     non_violating = {"test.kubernetes.io/is-violating-pdb": "non-violating"}
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
@@ -114,6 +121,7 @@ def test_min_highest_priority_node_with_pdbs():
 
 
 def test_result_filtered_by_extender():
+    """upstream TestPostFilter row "preemption result filtered out by extenders"."""
     ext = FakeExtender(keep=lambda n: n == "node1")
     s = Setup([one_pod_node("node1"), one_pod_node("node2")],
               [pod("p1", node_name="node1"), pod("p2", node_name="node2")], pod("p", priority=HIGH),
@@ -125,6 +133,7 @@ def test_result_filtered_by_extender():
 
 
 def test_no_candidate_not_enough_resource_after_removing_low_priority_pods():
+    """upstream TestPostFilter row "no candidate nodes found, no enough resource after removing low priority pods"."""
     nodes = [node("node1", cpu="200m", memory="400"), node("node2", cpu="200m", memory="400")]
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2")],
               pod("p", priority=HIGH, req=LARGE))
@@ -134,6 +143,7 @@ def test_no_candidate_not_enough_resource_after_removing_low_priority_pods():
 
 
 def test_no_candidate_mixed_reasons():
+    """upstream TestPostFilter row "no candidate nodes found with mixed reasons, no lower priority pod and no enough CPU resource"."""
     nodes = [one_pod_node("node1"), node("node2", cpu="200m", memory="400"), one_pod_node("node3")]
     s = Setup(nodes, [pod("p1", node_name="node1", priority=HIGH), pod("p2", node_name="node2"),
                       pod("p3", node_name="node3", priority=HIGH)], pod("p", priority=HIGH, req=LARGE))
@@ -144,6 +154,7 @@ def test_no_candidate_mixed_reasons():
 
 
 def test_no_candidate_mixed_with_unresolvable_nodes():
+    """upstream TestPostFilter row "no candidate nodes found with mixed reason, 2 UnschedulableAndUnresolvable nodes and 2 nodes don't have enough CPU resource"."""
     nodes = [node(f"node{i}", cpu="200m", memory="400") for i in range(1, 5)]
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2")],
               pod("p", priority=HIGH, req=LARGE))
@@ -154,6 +165,7 @@ def test_no_candidate_mixed_with_unresolvable_nodes():
 
 
 def test_only_node_fails_with_pre_filter_extension_error():
+    """upstream TestPostFilter row "only one node but failed with TestPlugin"."""
     s = Setup([node("node1", cpu="300m", memory="300", labels={"error": "true"})], [pod("p1", node_name="node1")],
               pod("p", priority=HIGH, req=LARGE), pre_filters=["NodeResourcesFit", TEST_PLUGIN])
     result, status = s.post_filter(unschedulable_on("node1"))
@@ -163,6 +175,7 @@ def test_only_node_fails_with_pre_filter_extension_error():
 
 
 def test_one_node_errors_the_other_is_nominated():
+    """upstream TestPostFilter row "one failed with TestPlugin and the other pass"."""
     nodes = [node("node1", cpu="300m", memory="300", labels={"error": "true"}), node("node2", cpu="300m", memory="300")]
     s = Setup(nodes, [pod("p1", node_name="node1"), pod("p2", node_name="node2", req=MEDIUM)],
               pod("p", priority=HIGH, req=LARGE), pre_filters=["NodeResourcesFit", TEST_PLUGIN])
@@ -178,6 +191,20 @@ def test_statuses_from_the_failed_cycle_are_used():
                       pod("p2", node_name="node2", req=MEDIUM, priority=LOW)],
               pod("p", priority=HIGH, req=LARGE), filters=["NodeUnschedulable", "NodeResourcesFit"])
     result, status = s.post_filter()
+    assert_placed(status, "node1", 1)
+    assert result == nominating("node1")
+    assert s.client.victims == ["p1"]
+
+
+def test_pod_with_scheduling_group_without_generic_workload_preempts():
+    """upstream TestPostFilter row "pod with SchedulingGroup with GenericWorkload and TAS disabled
+    should preempt" (GenericWorkload and TopologyAwareWorkloadScheduling off: the pod's
+    schedulingGroup is ignored and it preempts as a single pod)."""
+    preemptor = pod("p-with-podgroup", priority=HIGH).replace(scheduling_group=PodSchedulingGroup("foo"))
+    s = Setup([one_pod_node("node1")], [pod("p1", node_name="node1")], preemptor)
+    assert not s.fw.feature_gates.enabled("GenericWorkload")
+    assert not s.fw.feature_gates.enabled("TopologyAwareWorkloadScheduling")
+    result, status = s.post_filter(unschedulable_on("node1"))
     assert_placed(status, "node1", 1)
     assert result == nominating("node1")
     assert s.client.victims == ["p1"]
@@ -216,6 +243,10 @@ PREEMPTED_CONDITION = {"type": "DisruptionTarget", "status": "True", "reason": "
      None, True),
 ])
 def test_pod_eligible_to_preempt_others(victim, nominated_status, eligible):
+    """fastsched's own cases around upstream's TestPodEligibleToPreemptOthers (whose rows are in
+    test_pod_eligible_to_preempt_others.py): the DisruptionTarget condition's status, the victim's
+    priority, and the UnschedulableAndUnresolvable shortcut with a preemption victim (upstream's
+    "Pod with nominated node" row has a victim without the condition, so it cannot fail on it)."""
     preemptor = pod("p", priority=HIGH, nominated="node1")
     s = Setup([node("node1")], [victim], preemptor)
     ok, msg = s.plugin.pod_eligible_to_preempt_others(preemptor, nominated_status)
@@ -291,6 +322,7 @@ def candidates_by_victim_name(candidates):
 
 
 def test_dry_run_pod_fits_on_both_nodes():
+    """upstream TestDryRunPreemption row "a pod that fits on both nodes when lower priority pods are preempted"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID, req=LARGE), pod("p2", node_name="node2", priority=MID, req=LARGE)],
               pod("p", priority=HIGH, req=LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
@@ -302,6 +334,7 @@ def test_dry_run_pod_fits_on_both_nodes():
 
 
 def test_dry_run_other_pods_higher_priority_no_filter_call():
+    """upstream TestDryRunPreemption row "a pod that would fit on the nodes, but other pods running are higher priority, no preemption would happen"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID, req=LARGE), pod("p2", node_name="node2", priority=MID, req=LARGE)],
               pod("p", priority=LOW, req=LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
@@ -314,9 +347,10 @@ def test_dry_run_other_pods_higher_priority_no_filter_call():
 
 
 def test_dry_run_filter_rejects_every_node():
+    """upstream TestDryRunPreemption row "a pod that fits with no preemption"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1", node_name="node1", priority=MID), pod("p2", node_name="node2", priority=MID)],
-              pod("p", priority=HIGH), filters=[COUNTING_FILTER], pre_filters=[])
+              pod("p", priority=HIGH), filters=[COUNTING_FILTER, TRUE_FILTER], pre_filters=[])
     s.counting.reject = {"node1": Code.UNSCHEDULABLE, "node2": Code.UNSCHEDULABLE}
     got, statuses, _ = s.dry_run()
     assert got == [] and s.counting.calls == 2
@@ -335,6 +369,7 @@ def test_dry_run_pod_fits_without_preemption_is_an_error():
 
 
 def test_dry_run_medium_priority_preempted_low_priority_stays():
+    """upstream TestDryRunPreemption row "medium priority pod is preempted, but lower priority one stays as it is small"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1.1", node_name="node1", priority=LOW, req=SMALL),
                pod("p1.2", node_name="node1", priority=MID, req=LARGE),
@@ -347,6 +382,7 @@ def test_dry_run_medium_priority_preempted_low_priority_stays():
 
 
 def test_dry_run_mixed_priority_pods_preempted():
+    """upstream TestDryRunPreemption row "mixed priority pods are preempted"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
@@ -362,6 +398,7 @@ def test_dry_run_mixed_priority_pods_preempted():
 
 
 def test_dry_run_equal_priority_later_start_time_is_preempted():
+    """upstream TestDryRunPreemption row "mixed priority pods are preempted, pick later StartTime one when priorities are equal"."""
     s = Setup([big_node("node1"), big_node("node2")],
               [pod("p1.1", node_name="node1", priority=LOW, req=SMALL, start=5e-9),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL, start=4e-9),
@@ -374,6 +411,7 @@ def test_dry_run_equal_priority_later_start_time_is_preempted():
 
 
 def test_dry_run_pdb_violation_of_the_same_pdb():
+    """upstream TestDryRunPreemption row "preemption with violation of same pdb"."""
     foo = {"app": "foo"}
     s = Setup([big_node("node1")],
               [pod("p1.1", node_name="node1", priority=MID, req=MEDIUM, labels=foo),
@@ -390,9 +428,15 @@ def test_dry_run_pdb_violation_of_the_same_pdb():
 
 
 @pytest.mark.parametrize("disrupted, running, want_violations", [
-    (["p2"], ["p1.1", "p1.2"], 1),           # the disrupted pod is not a victim: no effect
-    (["p1.2"], ["p1.1", "p1.2"], 0),         # a victim already disrupted does not use the budget
-    (["p1.3"], ["p1.1", "p1.2", "p1.3"], 1),  # p1.3 is non-violating; p1.1 and p1.2 share one disruption
+    # the disrupted pod is not a victim: no effect
+    pytest.param(["p2"], ["p1.1", "p1.2"], 1, id="preemption with violation of the pdb with pod whose eviction was "
+                 "processed, the victim doesn't belong to DisruptedPods"),
+    # a victim already disrupted does not use the budget
+    pytest.param(["p1.2"], ["p1.1", "p1.2"], 0, id="preemption with violation of the pdb with pod whose eviction was "
+                 "processed, the victim belongs to DisruptedPods"),
+    # p1.3 is non-violating; p1.1 and p1.2 share one disruption
+    pytest.param(["p1.3"], ["p1.1", "p1.2", "p1.3"], 1, id="preemption with violation of the pdb with pod whose "
+                 "eviction was processed, the victim which belongs to DisruptedPods is treated as 'nonViolating'"),
 ])
 def test_dry_run_pdb_disrupted_pods(disrupted, running, want_violations):
     foo = {"app": "foo"}
@@ -415,6 +459,7 @@ def five_node_setup(priorities, labels=None, **kwargs):
 
 
 def test_dry_run_min_candidate_nodes_limit_to_two():
+    """upstream TestDryRunPreemption row "all nodes are possible candidates, but DefaultPreemptionArgs limits to 2"."""
     s = five_node_setup([MID] * 5, min_candidate_nodes_absolute=1)
     got, _, _ = s.dry_run(offset=4)  # node5, node1, then stop
     assert candidates_of(got) == [("node5", ["p5"], 0), ("node1", ["p1"], 0)]
@@ -422,6 +467,7 @@ def test_dry_run_min_candidate_nodes_limit_to_two():
 
 
 def test_dry_run_some_nodes_are_not_candidates():
+    """upstream TestDryRunPreemption row "some nodes are not possible candidates, DefaultPreemptionArgs limits to 2"."""
     s = five_node_setup([MID, VERY_HIGH, MID, MID, VERY_HIGH], min_candidate_nodes_absolute=1)
     got, statuses, _ = s.dry_run(offset=4)  # node5 (no), node1 (yes), node2 (no), node3 (yes)
     assert candidates_of(got) == [("node1", ["p1"], 0), ("node3", ["p3"], 0)]
@@ -430,6 +476,7 @@ def test_dry_run_some_nodes_are_not_candidates():
 
 
 def test_dry_run_offset_wraps_around():
+    """upstream TestDryRunPreemption row "preemption offset across multiple scheduling cycles and wrap around"."""
     s = five_node_setup([MID] * 5, min_candidate_nodes_absolute=1)
     assert [c.name for c in s.dry_run(offset=1)[0]] == ["node2", "node3"]
     assert [c.name for c in s.dry_run(offset=3)[0]] == ["node4", "node5"]
@@ -437,6 +484,7 @@ def test_dry_run_offset_wraps_around():
 
 
 def test_dry_run_looks_past_num_candidates_for_a_non_violating_node():
+    """upstream TestDryRunPreemption row "preemption looks past numCandidates until a non-PDB violating node is found"."""
     foo = {"app": "foo"}
     s = five_node_setup([MID] * 5, labels={1: foo, 2: foo, 5: foo}, min_candidate_nodes_absolute=2)
     got, _, _ = s.dry_run(offset=4, pdbs=[pdb("pdb", foo, allowed=0)])
@@ -451,6 +499,119 @@ def test_dry_run_zero_candidates_wanted_keeps_nothing():
     s.plugin.args.min_candidate_nodes_percentage = 10
     got, statuses, _ = s.dry_run(offset=0)
     assert got == [] and statuses.len() == 0 and s.counting.calls == 10
+
+
+# -- rows added from upstream's TestDryRunPreemption (default_preemption_test.go): upstream always
+# registers its FakeFilter (CountingFilter here) first, then the row's plugins
+def dry_run_sorted(s):
+    """The dry run's candidates as upstream's test compares them: by node name, victims by name."""
+    got, statuses, err = s.dry_run()
+    return sorted(candidates_by_victim_name(got)), statuses, err
+
+
+def two_mid_pods():
+    return [pod("p1", node_name="node1", priority=MID), pod("p2", node_name="node2", priority=MID)]
+
+
+def test_dry_run_pod_does_not_fit_on_any_node():
+    """upstream TestDryRunPreemption row "a pod that does not fit on any node"."""
+    s = Setup([big_node("node1"), big_node("node2")], two_mid_pods(), pod("p", priority=HIGH),
+              filters=[COUNTING_FILTER, FALSE_FILTER], pre_filters=[])
+    got, _, _ = dry_run_sorted(s)
+    assert got == [] and s.counting.calls == 2
+
+
+def test_dry_run_pod_fits_on_one_node_with_no_preemption():
+    """upstream TestDryRunPreemption row "a pod that fits on one node with no preemption" (the pod is
+    named "node1" for MatchFilter; the FakeFilter answers Unschedulable everywhere)."""
+    s = Setup([big_node("node1"), big_node("node2")], two_mid_pods(), pod("node1", priority=HIGH),
+              filters=[COUNTING_FILTER, MATCH_FILTER], pre_filters=[])
+    s.counting.reject = {"node1": Code.UNSCHEDULABLE, "node2": Code.UNSCHEDULABLE}
+    got, _, _ = dry_run_sorted(s)
+    assert got == [] and s.counting.calls == 2
+
+
+def test_dry_run_unschedulable_in_the_preemption_phase():
+    """upstream TestDryRunPreemption row "get Unschedulable in the preemption phase when the filter
+    plugins filtering the nodes"."""
+    s = Setup([big_node("node1"), big_node("node2")],
+              [pod("p1", node_name="node1", priority=MID, req=LARGE), pod("p2", node_name="node2", priority=MID, req=LARGE)],
+              pod("p", priority=HIGH, req=LARGE), filters=[COUNTING_FILTER, "NodeResourcesFit"],
+              pre_filters=["NodeResourcesFit"])
+    s.counting.reject = {"node1": Code.UNSCHEDULABLE, "node2": Code.UNSCHEDULABLE}
+    got, _, _ = dry_run_sorted(s)
+    assert got == [] and s.counting.calls == 2
+
+
+ANTI_FOO_HOSTNAME = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}, "topologyKey": "hostname"}]}}
+
+
+def test_dry_run_pod_with_anti_affinity_is_preempted():
+    """upstream TestDryRunPreemption row "pod with anti-affinity is preempted"."""
+    nodes = [big_node(n, labels={"hostname": n}) for n in ("node1", "node2")]
+    running = [pod("p1.1", node_name="node1", labels={"foo": ""}, priority=LOW, req=SMALL, affinity=ANTI_FOO_HOSTNAME),
+               pod("p1.2", node_name="node1", priority=MID, req=SMALL),
+               pod("p1.3", node_name="node1", priority=HIGH, req=SMALL),
+               pod("p2", node_name="node2", priority=HIGH, req=SMALL)]
+    s = Setup(nodes, running, pod("p", labels={"foo": ""}, priority=HIGH, req=SMALL),
+              filters=[COUNTING_FILTER, "NodeResourcesFit", "InterPodAffinity"],
+              pre_filters=["NodeResourcesFit", "InterPodAffinity"])
+    got, _, _ = dry_run_sorted(s)
+    assert got == [("node1", ["p1.1"], 0)]
+    assert s.counting.calls == 3  # no preemption would happen on node2: no filter call counted there
+
+
+def spread_on(key):
+    return {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchExpressions": [{"key": "foo", "operator": "Exists"}]}}
+
+
+def test_dry_run_preemption_to_resolve_pod_topology_spread_filter_failure():
+    """upstream TestDryRunPreemption row "preemption to resolve pod topology spread filter failure"."""
+    nodes = [big_node(n, labels={"hostname": n, "zone": z})
+             for n, z in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"))]
+    foo = {"foo": ""}
+    running = [pod("pod-a1", node_name="node-a", labels=foo, priority=MID),
+               pod("pod-a2", node_name="node-a", labels=foo, priority=LOW),
+               pod("pod-b1", node_name="node-b", labels=foo, priority=LOW),
+               pod("pod-x1", node_name="node-x", labels=foo, priority=HIGH),
+               pod("pod-x2", node_name="node-x", labels=foo, priority=HIGH)]
+    s = Setup(nodes, running, pod("p", labels=foo, priority=HIGH,
+                                  topologySpreadConstraints=[spread_on("zone"), spread_on("hostname")]),
+              filters=[COUNTING_FILTER, "PodTopologySpread"], pre_filters=["PodTopologySpread"])
+    got, _, _ = dry_run_sorted(s)
+    assert got == [("node-a", ["pod-a2"], 0), ("node-b", ["pod-b1"], 0)]
+    assert s.counting.calls == 5  # node-a (3), node-b (2), node-x (0)
+
+
+def dra_victim():
+    """Upstream's victimPodWithDRANodeAllocatable: 1 cpu requested, 2 more through its claim's
+    ``nodeAllocatableResourceClaimStatuses`` (counted in its requests)."""
+    return pod("victimPod", node_name="node1", priority=MID, req={"cpu": "1"}).replace(
+        uid="p1", node_allocatable_claim_nanos={"cpu": 2_000_000_000})
+
+
+@pytest.mark.parametrize("running, want, want_calls", [
+    pytest.param([dra_victim()], [("node1", ["victimPod"], 0)], 2,
+                 id="Preemption with DRA Node Allocatable: victim pod has DRA, preemptor does not"),
+    # gate off: the claim statuses are dropped on create (api/strategy.py
+    # _drop_node_allocatable_claim_statuses), so the victim's DRA footprint is not counted and the
+    # preemptor fits with the victim reprieved: no candidate
+    pytest.param([dra_victim().replace(node_allocatable_claim_nanos={})], [], 2,
+                 id="Preemption with DRA Node Allocatable: victim pod has DRA but feature gate is disabled"),
+    pytest.param([dra_victim(), pod("victimPodStandard", node_name="node1", priority=MID, req={"cpu": "1"})],
+                 [("node1", ["victimPod"], 0)], 3,
+                 id="Preemption with DRA Node Allocatable: two victims, one with DRA is evicted, standard one is "
+                    "reprieved"),
+])
+def test_dry_run_dra_node_allocatable(running, want, want_calls):
+    """upstream TestDryRunPreemption's DRA Node Allocatable rows (node capacity 5 cpu, 500 memory; the
+    DRANodeAllocatableResources gate shows in the victim: its claim statuses are kept only with it)."""
+    s = Setup([node("node1", cpu="5", memory="500")], running, pod("p", priority=HIGH, req={"cpu": "3"}),
+              filters=[COUNTING_FILTER, "NodeResourcesFit"], pre_filters=["NodeResourcesFit"])
+    got, _, _ = dry_run_sorted(s)
+    assert got == want and s.counting.calls == want_calls
 
 
 # ================================================================================================
@@ -484,7 +645,18 @@ def test_select_best_candidate(case, running, want):
     assert best.name == want, case
 
 
+def test_select_either_node_when_both_fit_after_preemption():
+    """upstream TestSelectBestCandidate row "a pod that fits on both nodes when lower priority pods are
+    preempted" (either node is valid)."""
+    pods = [pod("p1", node_name="node1", priority=MID, req=LARGE, start=0.0),
+            pod("p2", node_name="node2", priority=MID, req=LARGE, start=0.0)]
+    best = select(["node1", "node2"], pods, pod("p", priority=HIGH, req=LARGE))
+    assert best.name in ("node1", "node2")
+    assert names(best.victims.pods) == [{"node1": "p1", "node2": "p2"}[best.name]]
+
+
 def test_select_non_overlapping_lowest_high_priority_sum_and_count():
+    """upstream TestSelectBestCandidate row "non-overlapping lowest high priority, sum priorities, and number of pods"."""
     spec = [("p1.1", 1, MID, SMALL), ("p1.2", 1, LOW, SMALL), ("p1.3", 1, LOW, SMALL), ("p2.1", 2, HIGH, LARGE),
             ("p3.1", 3, MID, MEDIUM), ("p3.2", 3, LOW, SMALL), ("p3.3", 3, LOW, SMALL), ("p3.4", 3, LOW, MEDIUM),
             ("p4.1", 4, MID, MEDIUM), ("p4.2", 4, MID, SMALL), ("p4.3", 4, MID, SMALL), ("p4.4", 4, NEG, SMALL)]
@@ -495,11 +667,14 @@ def test_select_non_overlapping_lowest_high_priority_sum_and_count():
 
 @pytest.mark.parametrize("starts, priorities, want", [
     # same priority, same number of victims: the node whose victims started latest
-    ({"p1.1": 2, "p1.2": 2, "p2.1": 3, "p2.2": 3, "p3.1": 1, "p3.2": 1}, {}, "node2"),
-    ({"p1.1": 4, "p1.2": 2, "p2.1": 5, "p2.2": 1, "p3.1": 3, "p3.2": 6}, {}, "node3"),
+    pytest.param({"p1.1": 2, "p1.2": 2, "p2.1": 3, "p2.2": 3, "p3.1": 1, "p3.2": 1}, {}, "node2",
+                 id="same priority, same number of victims, different start time for each node's pod"),
+    pytest.param({"p1.1": 4, "p1.2": 2, "p2.1": 5, "p2.2": 1, "p3.1": 3, "p3.2": 6}, {}, "node3",
+                 id="same priority, same number of victims, different start time for all pods"),
     # only the highest-priority victims' start times count
-    ({"p1.1": 4, "p1.2": 2, "p2.1": 6, "p2.2": 1, "p3.1": 3, "p3.2": 5},
-     {"p1.1": LOW, "p2.2": LOW, "p3.1": LOW}, "node2"),
+    pytest.param({"p1.1": 4, "p1.2": 2, "p2.1": 6, "p2.2": 1, "p3.1": 3, "p3.2": 5},
+                 {"p1.1": LOW, "p2.2": LOW, "p3.1": LOW}, "node2",
+                 id="different priority, same number of victims, different start time for all pods"),
 ])
 def test_select_by_latest_start_time(starts, priorities, want):
     pods = [pod(n, node_name=f"node{n[1]}", priority=priorities.get(n, MID), req=MEDIUM, start=t * 1e-9)
@@ -542,20 +717,8 @@ def test_more_important_pod():
 
 
 # ================================================================================================
-# custom eligibility / ordering hooks (upstream TestCustomSelection / TestCustomOrdering)
+# custom ordering hook (upstream TestCustomOrdering; TestCustomSelection is test_custom_selection.py)
 # ================================================================================================
-def test_custom_eligibility():
-    s = Setup([big_node(f"node{i}") for i in range(1, 5)],
-              [pod("v1", node_name="node1", priority=MID, req=LARGE, labels={"preemptible": "no"}),
-               pod("v2", node_name="node2", priority=MID, req=LARGE, labels={"preemptible": "yes"}),
-               pod("v3", node_name="node3", priority=LOW, req=LARGE, labels={"preemptible": "yes"}),
-               pod("v4", node_name="node4", priority=LOW, req=LARGE)],
-              pod("p1", priority=HIGH, req=LARGE))
-    s.plugin.is_eligible_pod = lambda node_info, victim, preemptor: victim.pod.labels.get("preemptible") == "yes"
-    got, _, _ = s.dry_run()
-    assert candidates_of(got) == [("node2", ["v2"], 0), ("node3", ["v3"], 0)]
-
-
 def test_custom_ordering():
     s = Setup([big_node("node1")],
               [pod("foo", node_name="node1", priority=LOW, req=MEDIUM, start=0.0),
@@ -612,6 +775,7 @@ def preempt_setup(**kwargs):
 
 
 def test_preempt_basic():
+    """after upstream TestPreempt row "basic preemption logic" (the row itself, on its own data: test_preempt_table.py)."""
     s = preempt_setup()
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
     assert_placed(status, "node1", 2)
@@ -620,6 +784,7 @@ def test_preempt_basic():
 
 
 def test_preempt_extenders_allow_only_node1():
+    """after upstream TestPreempt row "Scheduler extenders allow only node1, otherwise node3 would have been chosen" (the row itself, on its own data: test_preempt_table.py)."""
     running = [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
                pod("p2.1", node_name="node3", priority=MID, req=LARGE)]
@@ -633,6 +798,7 @@ def test_preempt_extenders_allow_only_node1():
 
 
 def test_preempt_extender_rejects_everything():
+    """after upstream TestPreempt row "Scheduler extenders do not allow any preemption" (the row itself, on its own data: test_preempt_table.py)."""
     s = preempt_setup(extenders=[FakeExtender(keep=lambda n: False)])
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
     assert result is None
@@ -641,6 +807,7 @@ def test_preempt_extender_rejects_everything():
 
 
 def test_preempt_ignorable_extender_error_is_skipped():
+    """after upstream TestPreempt row "One scheduler extender allows only node1, the other returns error but ignorable. Only node1 would be chosen" (the row itself, on its own data: test_preempt_table.py)."""
     exts = [FakeExtender(error=True, ignorable=True), FakeExtender(keep=lambda n: n == "node1")]
     s = preempt_setup(extenders=exts)
     result, status = s.post_filter(unschedulable_on("node1", "node2", "node3"))
@@ -656,6 +823,7 @@ def test_preempt_extender_error():
 
 
 def test_preempt_uninterested_extender_is_not_asked():
+    """after upstream TestPreempt row "One scheduler extender allows only node1, but it is not interested in given pod, otherwise node1 would have been chosen" (the row itself, on its own data: test_preempt_table.py)."""
     running = [pod("p1.1", node_name="node1", priority=MID, req=SMALL),
                pod("p1.2", node_name="node1", priority=LOW, req=SMALL),
                pod("p2.1", node_name="node2", priority=MID, req=LARGE)]

@@ -840,7 +840,7 @@ PREEMPT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(PREEMPT_CASES))
+@pytest.mark.parametrize("name", list(PREEMPT_CASES), ids=list(PREEMPT_CASES))
 def test_preempt(name):
     """``TestPodGroupEvaluator_Preempt`` (GenericWorkload and PodGroupPreemptionPolicy on)."""
     nodes, pods, groups, pg, preemptor_pods, (code, message), nominating = PREEMPT_CASES[name]
@@ -1093,7 +1093,7 @@ def test_never_policy_does_not_preempt():
     assert cond["message"].endswith(", pod group preemption: not eligible due to preemptionPolicy=Never.")
 
 
-# -- TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot (the PodGroup rows) -------------------
+# -- TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot (every row) -------------------------
 class FailingSession(MutableSnapshot):
     def __init__(self, cache, start_error=None, end_error=None):
         super().__init__(cache)
@@ -1110,22 +1110,74 @@ class FailingSession(MutableSnapshot):
             raise RuntimeError(self.end_error)
 
 
-@pytest.mark.parametrize("start_error,end_error,want", [
-    ("start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
-    (None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
-], ids=["PodGroup start mutation error", "PodGroup end mutation error"])
-def test_pod_group_post_filter_invalid_snapshot(start_error, end_error, want):
-    pl = _plugin(False, True)
-    cache = build_cluster(["node1"], [], [])
+@pytest.mark.parametrize("is_cpg,start_error,end_error,want", [
+    (False, "start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
+    (False, None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
+    (True, "start mutation error", None, "pod group preemption: failed to start mutations: start mutation error"),
+    (True, None, "end mutation error", "pod group preemption: failed to end mutations: end mutation error"),
+], ids=["PodGroup start mutation error", "PodGroup end mutation error", "CompositePodGroup start mutation error",
+        "CompositePodGroup end mutation error"])
+def test_pod_group_post_filter_invalid_snapshot(composite_gate, is_cpg, start_error, end_error, want):
+    """Upstream's rows: node1 runs pod1 (low priority); the preemptor is PodGroup ``preemptor-pg-ok``
+    or, with CompositePodGroup on, the childless CompositePodGroup ``cpg`` (both priority high)
+    with the one pod ``p``; the scheduling function answers Unschedulable."""
+    from types import SimpleNamespace
+
+    from fastsched.api.compositepodgroup import CompositePodGroup
+    from fastsched.features import FeatureGates
+    from fastsched.framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE, PodGroupInfo
+    from fastsched.plugins.defaultpreemption import DefaultPreemption
+    gates = FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": is_cpg, "CompositePodGroup": is_cpg})
+    cache = Cache(generic_workload=True, composite_pod_group=is_cpg)
+    cache.add_node(make_node("node1", cpu="500m", memory="500"))
+    cache.add_pod(build_pod({"name": "pod1", "uid": "pod1", "priority": 0, "node": "node1"}))
+    preemptor_pods = [build_pod({"name": "p", "uid": "p", "priority": 1000})]
+    if is_cpg:
+        cpg = CompositePodGroup(name="cpg", namespace="default", priority=1000)
+        entity = QueuedPodGroupInfo.from_tree(PodGroupInfo("default", "cpg", COMPOSITE_POD_GROUP_KEY_TYPE,
+                                                           composite_pod_group=cpg, children=[]))
+        for pod in preemptor_pods:
+            entity.add_pod(QueuedPodInfo(PodInfo(pod)))
+    else:
+        pg = build_group({"name": "preemptor-pg-ok", "priority": 1000})
+        cache.add_pod_group(pg)
+        entity = group_info(pg, preemptor_pods)
+    pl = DefaultPreemption(None, SimpleNamespace(feature_gates=gates, pod_group_manager=cache, client=None))
     pl.handle.mutable_snapshot = FailingSession(cache, start_error, end_error)
     pl.pod_group_evaluator.handle = pl.handle
-    pods = [build_pod({"name": "p", "uid": "p", "priority": 1000, "group": "preemptor-pg"})]
 
     def func():
         return None, Status(Code.UNSCHEDULABLE)
-    _, st = pl.pod_group_post_filter(CycleState(), group_info(build_group({"name": "preemptor-pg", "priority": 1000}),
-                                                                  pods), func)
+    _, st = pl.pod_group_post_filter(CycleState(), entity, func)
     assert (st.code(), st.message()) == (Code.ERROR, want)
+
+
+def test_pod_group_post_filter_composite_pod_group_without_victims(composite_gate):
+    """Upstream ``TestDefaultPreemption_PodGroupPostFilter_CompositePodGroup`` (one case, no table):
+    an empty cluster, GenericWorkload, TopologyAwareWorkloadScheduling and CompositePodGroup on, a
+    childless CompositePodGroup preemptor (no priority) with the one pod ``p``, a scheduling
+    function answering (nil, nil): UnschedulableAndUnresolvable, no victims."""
+    from types import SimpleNamespace
+
+    from fastsched.api.compositepodgroup import CompositePodGroup
+    from fastsched.features import FeatureGates
+    from fastsched.framework.composite import COMPOSITE_POD_GROUP_KEY_TYPE, PodGroupInfo
+    from fastsched.plugins.defaultpreemption import DefaultPreemption
+    gates = FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": True, "CompositePodGroup": True})
+    cache = Cache(generic_workload=True, composite_pod_group=True)
+    cache.add_pod_group(build_group({"name": "preemptor-pg-ok", "priority": 1000}))
+    entity = QueuedPodGroupInfo.from_tree(PodGroupInfo(
+        "default", "cpg", COMPOSITE_POD_GROUP_KEY_TYPE, composite_pod_group=CompositePodGroup(name="cpg", namespace="default"),
+        children=[]))
+    entity.add_pod(QueuedPodInfo(PodInfo(build_pod({"name": "p", "uid": "p", "priority": 1000}))))
+    pl = DefaultPreemption(None, SimpleNamespace(feature_gates=gates, pod_group_manager=cache, client=None,
+                                                 mutable_snapshot=MutableSnapshot(cache)))
+    pl.pod_group_evaluator.handle = pl.handle
+    _, st = pl.pod_group_post_filter(CycleState(), entity, lambda: (None, None))
+    assert (st.code(), st.message()) == (Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+                                         "pod group preemption: No preemption victims found for incoming preemptor")
 
 
 # -- integration: test/integration/scheduler/podgroup/podgroup_test.go TestPodGroupScheduling --------
@@ -1251,7 +1303,7 @@ RESOLVE_POLICY = {
 }
 
 
-@pytest.mark.parametrize("name", list(RESOLVE_POLICY))
+@pytest.mark.parametrize("name", list(RESOLVE_POLICY), ids=list(RESOLVE_POLICY))
 def test_new_pod_group_preemptor_resolves_preemption_policy(name):
     from fastsched.plugins.defaultpreemption.podgroup_preemption import resolve_preemption_policy
     group_policy, pod_policies, gate, want = RESOLVE_POLICY[name]
@@ -1276,7 +1328,7 @@ POLICY_INTEGRATION = {
 }
 
 
-@pytest.mark.parametrize("name", list(POLICY_INTEGRATION))
+@pytest.mark.parametrize("name", list(POLICY_INTEGRATION), ids=list(POLICY_INTEGRATION))
 def test_integration_pod_group_preemption_policy(name):
     from fastsched import Scheduler
     from fastsched.features import FeatureGates

@@ -77,7 +77,7 @@ GET_POD_PRIORITY = {
 }
 
 
-@pytest.mark.parametrize("name", list(GET_POD_PRIORITY))
+@pytest.mark.parametrize("name", list(GET_POD_PRIORITY), ids=list(GET_POD_PRIORITY))
 def test_get_pod_priority(name):
     p, pod_groups, composites, want = GET_POD_PRIORITY[name]
     assert get_pod_priority(p, pod_groups, composites) == want
@@ -112,7 +112,7 @@ TRAVERSE = {
 }
 
 
-@pytest.mark.parametrize("name", list(TRAVERSE))
+@pytest.mark.parametrize("name", list(TRAVERSE), ids=list(TRAVERSE))
 def test_traverse_hierarchy_up(name):
     start, pod_groups, composites, stop_at, want = TRAVERSE[name]
     visited = []
@@ -154,7 +154,7 @@ HIGHEST_ALL = {
 }
 
 
-@pytest.mark.parametrize("name", list(HIGHEST_ALL))
+@pytest.mark.parametrize("name", list(HIGHEST_ALL), ids=list(HIGHEST_ALL))
 def test_get_highest_all_ancestor(name):
     p, pod_groups, composites, want = HIGHEST_ALL[name]
     assert get_highest_all_ancestor(p, Lister(*pod_groups), None if composites is None else Lister(*composites)) \
@@ -188,7 +188,7 @@ MORE_IMPORTANT = {
 }
 
 
-@pytest.mark.parametrize("name", list(MORE_IMPORTANT))
+@pytest.mark.parametrize("name", list(MORE_IMPORTANT), ids=list(MORE_IMPORTANT))
 def test_more_important_victim_composite(name):
     v1, v2, want = MORE_IMPORTANT[name]
     assert more_important_victim(v1, v2) is want
@@ -236,7 +236,7 @@ class _TestPodGroupInfo:
         return self._pods
 
 
-@pytest.mark.parametrize("name", list(CPG_RESOLVE_POLICY))
+@pytest.mark.parametrize("name", list(CPG_RESOLVE_POLICY), ids=list(CPG_RESOLVE_POLICY))
 def test_new_pod_group_preemptor_of_a_composite_entity(name):
     from fastsched.plugins.defaultpreemption.podgroup_preemption import PodGroupPreemptor, _GroupPreemptor
     policy, pod_policies, gate, want = CPG_RESOLVE_POLICY[name]

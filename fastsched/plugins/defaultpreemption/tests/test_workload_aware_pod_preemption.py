@@ -1,6 +1,6 @@
 """Per-pod preemption with GenericWorkload on: victims are units (upstream v1.37.2
-``default_preemption_test.go`` ``TestSelectVictimsOnNode``, its "Workload Aware" and "Cross-node
-PodGroup" rows; ``preemption.go`` ``GetVictimsOnNode``/``getCrossNodesVictims``).
+``default_preemption_test.go`` ``TestSelectVictimsOnNode``, every row: its "Workload Aware" and
+"Cross-node PodGroup" rows with GenericWorkload, the others without; ``preemption.go`` ``GetVictimsOnNode``/``getCrossNodesVictims``).
 
 As upstream's test: nodes of ``veryLargeRes`` (500m cpu, 500 memory) labelled hostname/zone from
 their ``name/zone`` spec, NodeResourcesFit at PreFilter and Filter (plus InterPodAffinity or
@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from fastsched.api.compositepodgroup import CompositePodGroup
 from fastsched.api.objects import PodSchedulingGroup
 from fastsched.api.scheduling import DisruptionMode, PodGroup, PodGroupSchedulingPolicy
 from fastsched.config.types import KubeSchedulerProfile, Plugin, Plugins, PluginSet
@@ -53,6 +54,34 @@ def preemptor(priority, req=None, labels=None, **spec):
 
 
 CASES: dict[str, Any] = {
+    # the rows without GenericWorkload (upstream's zero feature.Features): victims are single pods
+    "Basic: Preempt single lower priority pod": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("victim", node_name="node1", priority=LOW, req=LARGE)],
+        preemptor=preemptor(HIGH, LARGE), want={"victim"}),
+    "Priority: Prefer lower priority victim": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("high-prio", node_name="node1", priority=HIGH, req=SMALL),
+              pod("mid-prio", node_name="node1", priority=MID, req=SMALL),
+              pod("low-prio", node_name="node1", priority=LOW, req=SMALL)],
+        preemptor=preemptor(HIGH, LARGE), want={"low-prio"}),
+    "PDB: Prefer non-violating victim with higher priority over violating victim with lower priority": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("victim-pdb", node_name="node1", labels={"app": "foo"}, priority=LOW, req=MEDIUM),
+              pod("victim-no-pdb", node_name="node1", priority=MID, req=MEDIUM)],
+        pdbs=[pdb("pdb", {"app": "foo"}, allowed=0)], preemptor=preemptor(HIGH, LARGE), want={"victim-no-pdb"}),
+    "PDB: Prefer lower prioirity pod for preemption, when preemption without pdb violation is not possible": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("v1", node_name="node1", labels={"app": "foo"}, priority=LOW, req=MEDIUM),
+              pod("v2", node_name="node1", labels={"app": "foo"}, priority=MID, req=MEDIUM)],
+        pdbs=[pdb("pdb", {"app": "foo"}, allowed=0)], preemptor=preemptor(HIGH, LARGE), want={"v1"}, violating=1),
+    "Failure: Cannot preempt the victim with higher priority": dict(
+        nodes=["node1"], main="node1", generic_workload=False,
+        pods=[pod("victim", node_name="node1", priority=HIGH)], preemptor=preemptor(MID),
+        status=Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
+    "Failure: Cannot preempt if node is empty": dict(
+        nodes=["node1"], main="node1", generic_workload=False, pods=[], preemptor=preemptor(MID),
+        status=Code.UNSCHEDULABLE_AND_UNRESOLVABLE),
     "Workload Aware: Atomic preemption of PodGroup": dict(
         nodes=["node1"], main="node1", groups=[group("pg1", LOW)],
         pods=[member("g1-1", "node1", "pg1", LOW, SMALL, uid="g1"), member("g1-2", "node1", "pg1", LOW, MEDIUM, uid="g2")],
@@ -118,8 +147,8 @@ CASES: dict[str, Any] = {
 }
 
 
-def _gates() -> FeatureGates:
-    return FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True})
+def _gates(generic_workload: bool = True) -> FeatureGates:
+    return FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": generic_workload})
 
 
 def _profile(extra) -> KubeSchedulerProfile:
@@ -132,10 +161,11 @@ def _profile(extra) -> KubeSchedulerProfile:
     return KubeSchedulerProfile(scheduler_name="test", plugins=plugins)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.parametrize("name", list(CASES), ids=list(CASES))
 def test_select_victims_on_node_workload_aware(name):
     case = CASES[name]
-    cache = Cache(generic_workload=True)
+    generic_workload = case.get("generic_workload", True)
+    cache = Cache(generic_workload=generic_workload)
     keys = ("hostname", "zone", "region")
     for spec in case["nodes"]:
         parts = spec.split("/")
@@ -147,7 +177,7 @@ def test_select_victims_on_node_workload_aware(name):
         cache.add_pod(p)
     p = case["preemptor"]
     fw = new_framework(in_tree_registry(), _profile(case.get("plugins", ())), snapshot_shared_lister=cache.snapshot,
-                       rng=random.Random(0), feature_gates=_gates())
+                       rng=random.Random(0), feature_gates=_gates(generic_workload))
     fw.pod_group_manager = cache
     plugin = fw.plugin(NAME)
     state = CycleState()
@@ -164,49 +194,7 @@ def test_select_victims_on_node_workload_aware(name):
     assert {x.name for x in pods} == case["want"]
 
 
-# -- TestCustomSelection's PodGroup rows: IsEligiblePod is asked about the whole unit, on each node --
-def _labels_eligible(key, val):
-    return lambda node_info, victim, preemptor: all(pi.pod.labels.get(key) == val for pi in victim.pods())
-
-
-def _node_eligible(name):
-    return lambda node_info, victim, preemptor: node_info.node().name == name
-
-
-@pytest.mark.parametrize("name,eligible,pods,expected", [
-    ("filter for matching pod group: all affected nodes eligible", _labels_eligible("preemptible", "yes"),
-     [member("v1", "node1", "pg1", LOW, LARGE, {"preemptible": "yes"}),
-      member("v2", "node2", "pg1", LOW, LARGE, {"preemptible": "yes"})],
-     {"node1": ["v1", "v2"], "node2": ["v1", "v2"]}),
-    ("filter for matching pod group: one node ineligible rejects entire pod group", _node_eligible("node1"),
-     [member("v1", "node1", "pg1", LOW, SMALL), member("v2", "node2", "pg1", LOW, SMALL),
-      pod("v3", node_name="node1", priority=MID, req=LARGE)],
-     {"node1": ["v3"]}),
-], ids=lambda x: x if isinstance(x, str) else "")
-def test_custom_selection_pod_groups(name, eligible, pods, expected):
-    cache = Cache(generic_workload=True)
-    for n in ("node1", "node2"):
-        cache.add_node(node(n, cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"]))
-    cache.add_pod_group(PodGroup(name="pg1", namespace="default", uid="pg1",
-                                 scheduling_policy=PodGroupSchedulingPolicy(basic=True),
-                                 disruption_mode=DisruptionMode(all=True)))
-    for p in pods:
-        cache.add_pod(p)
-    fw = new_framework(in_tree_registry(), _profile(()), snapshot_shared_lister=cache.snapshot,
-                       rng=random.Random(0), feature_gates=_gates())
-    fw.pod_group_manager = cache
-    plugin = fw.plugin(NAME)
-    plugin.is_eligible_pod = eligible
-    p1 = pod("p1", priority=HIGH, req=LARGE)
-    state = CycleState()
-    fw.run_pre_filter_plugins(state, p1, cache.snapshot.batch())
-    nodes = list(cache.snapshot.batch())
-    offset, num = plugin.get_offset_and_num_candidates(len(nodes))
-    candidates, _, _ = plugin.evaluator.dry_run_preemption(state, p1, nodes, [], offset, num)
-    assert {c.name: sorted(v.name for v in c.victims.pods) for c in candidates} == expected
-
-
-# -- TestCustomOrdering (GenericWorkload rows without CompositePodGroup): a custom MoreImportantVictim -----
+# -- TestCustomOrdering (every row; GenericWorkload, CompositePodGroup where the row sets it): a custom MoreImportantVictim
 def _start(p):
     return float("inf") if p.start_time is None else p.start_time
 
@@ -262,6 +250,26 @@ def _all(name):
                     disruption_mode=DisruptionMode(all=True))
 
 
+def _in_cpg(name, parent):
+    return PodGroup(name=name, namespace="default", uid=name, scheduling_policy=PodGroupSchedulingPolicy(basic=True),
+                    parent_composite_pod_group_name=parent, priority=LOW)
+
+
+def _cpg_all(name):
+    return CompositePodGroup(name=name, namespace="default", uid=name, disruption_mode=DisruptionMode(all=True),
+                             priority=LOW)
+
+
+@pytest.fixture
+def composite_gate(monkeypatch):
+    """The gate is not switchable for users yet: switchable for these tests (upstream's rows set it)."""
+    import dataclasses
+
+    from fastsched.features import COMPOSITE_POD_GROUP, KNOWN_GATES
+    monkeypatch.setitem(KNOWN_GATES, COMPOSITE_POD_GROUP,
+                        dataclasses.replace(KNOWN_GATES[COMPOSITE_POD_GROUP], switchable=True))
+
+
 @pytest.mark.parametrize("name,order,pods,groups,expected", [
     ("select newest pods", _by_oldest_start,
      [_v("v1", LOW, MEDIUM, E2), _v("v2", LOW, MEDIUM, E0), _v("v3", LOW, MEDIUM, E1)], [], ["v3", "v1"]),
@@ -276,16 +284,31 @@ def _all(name):
      [_all("pg-small"), _all("pg-large")], ["v2", "v3"]),
     ("select pod group by name alphabetically due to custom ordering", _by_group_name,
      [_v("v1", LOW, MEDIUM, E1, "pg-a"), _v("v2", LOW, MEDIUM, E0, "pg-z")], [_all("pg-a"), _all("pg-z")], ["v2"]),
+    # with CompositePodGroup (and TopologyAwareWorkloadScheduling) on: the units are the all-mode CPGs
+    ("select composite pod group over standalone pod due to custom ordering", _standalone_over_group,
+     [_v("v1", LOW, MEDIUM, E0), _v("v2", LOW, SMALL, E0, "pg1"), _v("v3", LOW, SMALL, E0, "pg2")],
+     [_in_cpg("pg1", "cpg1"), _in_cpg("pg2", "cpg1"), _cpg_all("cpg1")], ["v2", "v3"]),
+    ("select larger composite pod group over smaller composite pod group due to custom ordering",
+     _smaller_group_over_larger,
+     [_v("v1", LOW, SMALL, E0, "pg-small"), _v("v2", LOW, SMALL, E0, "pg-large1"), _v("v3", LOW, SMALL, E0, "pg-large2")],
+     [_in_cpg("pg-small", "cpg-small"), _in_cpg("pg-large1", "cpg-large"), _in_cpg("pg-large2", "cpg-large"),
+      _cpg_all("cpg-small"), _cpg_all("cpg-large")], ["v2", "v3"]),
 ], ids=lambda x: x if isinstance(x, str) else "")
-def test_custom_ordering(name, order, pods, groups, expected):
-    cache = Cache(generic_workload=True)
+def test_custom_ordering(composite_gate, name, order, pods, groups, expected):
+    composite = any(isinstance(g, CompositePodGroup) for g in groups)
+    cache = Cache(generic_workload=True, composite_pod_group=composite)
     cache.add_node(node("node1", cpu=VERY_LARGE["cpu"], memory=VERY_LARGE["memory"]))
     for g in groups:
-        cache.add_pod_group(g)
+        if isinstance(g, CompositePodGroup):
+            cache.add_composite_pod_group(g)
+        else:
+            cache.add_pod_group(g)
     for p in pods:
         cache.add_pod(p)
+    gates = FeatureGates({"SchedulerAsyncPreemption": False, "GenericWorkload": True,
+                          "TopologyAwareWorkloadScheduling": composite, "CompositePodGroup": composite})
     fw = new_framework(in_tree_registry(), _profile(()), snapshot_shared_lister=cache.snapshot,
-                       rng=random.Random(0), feature_gates=_gates())
+                       rng=random.Random(0), feature_gates=gates)
     fw.pod_group_manager = cache
     plugin = fw.plugin(NAME)
     plugin.more_important_victim = order

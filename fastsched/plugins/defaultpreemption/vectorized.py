@@ -168,12 +168,26 @@ def filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", po
     (None without a pod)."""
     skip = state.skip_filter_plugins
     # what the plan reads: the profile, the skip set, the PreFilter states, the table's resources
-    key = (handle, skip, table, len(table.resource_names), state.get(_FIT_STATE_KEY), state.get(_PORTS_STATE_KEY))
+    fit_state, ports_state = state.get(_FIT_STATE_KEY), state.get(_PORTS_STATE_KEY)
+    width = len(table.resource_names)
+    key = (handle, skip, table, width, fit_state, ports_state)
     last = _LAST_PLAN[0]
     if last is not None and len(last[0]) == len(key) and all(map(operator.is_, last[0], key)):
         plan = last[1]
     else:
-        plan = _filters_plan(handle, state, table, skip)
+        # each cycle's PreFilter writes new state objects: the plans are also kept by the states'
+        # values (the plan reads nothing else of them), so pods of one spec share one plan
+        values = _state_values(fit_state, ports_state)
+        vkey = None if values is None else (id(handle), skip, id(table), width, values)
+        got = _PLANS.get(vkey) if vkey is not None else None
+        if got is not None and got[0] is handle and got[1] is table:
+            plan = got[2]
+        else:
+            plan = _filters_plan(handle, state, table, skip)
+            if vkey is not None:
+                if len(_PLANS) >= _PLANS_SIZE:
+                    _PLANS.clear()
+                _PLANS[vkey] = (handle, table, plan)
         _LAST_PLAN[0] = (key, plan)
     if plan is not None and plan.per_pod:
         # asked every time: the answer reads the pod and the storage objects, not in the key
@@ -186,6 +200,42 @@ _FIT_STATE_KEY = "PreFilterNodeResourcesFit"
 _PORTS_STATE_KEY = "PreFilterNodePorts"
 #: the last (key, plan) of filters_plan: a scheduling cycle asks for the same pod several times
 _LAST_PLAN: list = [None]
+#: (id(handle), skip set, id(table), resource columns, the PreFilter states' values) ->
+#: (handle, table, plan) of filters_plan (plans are never changed once made); cleared when full
+_PLANS: dict[tuple, tuple] = {}
+_PLANS_SIZE = 64
+
+
+@functools.lru_cache(maxsize=None)
+def _state_types() -> tuple[type, type]:
+    """NodeResourcesFit's and NodePorts' PreFilter state classes (imported on first use)."""
+    from ..nodeports.node_ports import _PreFilterState
+    from ..noderesources.fit import PreFilterState
+    return PreFilterState, _PreFilterState
+
+
+def _state_values(fit_state: Any, ports_state: Any) -> tuple | None:
+    """What :func:`_filters_plan` reads of the two PreFilter states, as a hashable value (None
+    for a state of another type: then the plan is made for the state objects alone)."""
+    fit_type, ports_type = _state_types()
+    if fit_state is None:
+        fit = None
+    elif type(fit_state) is fit_type:
+        fit = (fit_state.milli_cpu, fit_state.memory, fit_state.ephemeral_storage,
+               tuple(fit_state.scalar_resources.items()))
+    else:
+        return None
+    if ports_state is None:
+        ports = None
+    elif type(ports_state) is ports_type:
+        ports = (tuple(ports_state),)
+        try:
+            hash(ports)
+        except TypeError:
+            return None
+    else:
+        return None
+    return fit, ports
 
 
 def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:

@@ -207,7 +207,7 @@ _PLANS_SIZE = 64
 
 
 @functools.lru_cache(maxsize=None)
-def _state_types() -> tuple[type, type]:
+def _state_types() -> tuple[Any, Any]:
     """NodeResourcesFit's and NodePorts' PreFilter state classes (imported on first use)."""
     from ..nodeports.node_ports import _PreFilterState
     from ..noderesources.fit import PreFilterState

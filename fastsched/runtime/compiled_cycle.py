@@ -292,6 +292,29 @@ def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Calla
     return fn
 
 
+
+def first_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """Each row of ``rows`` (a 1-D int array, not empty) once, where it first appears, as a list
+    and as an intp array. A node's nominated pods are adjacent in the nomination arrays, so the
+    rows that start a run are the answer when no row starts two runs (checked); else a dict keeps
+    the first insertion order. (``dict.fromkeys`` over every pod's row and the list's conversion
+    back to an array cost a Python step per nominated pod at every preemptor's attempt.)"""
+    n = len(rows)
+    if n > 1:
+        head = np.empty(n, dtype=bool)
+        head[0] = True
+        np.not_equal(rows[1:], rows[:-1], out=head[1:])
+        runs = rows[head]
+        if len(runs) > 1:
+            ordered = np.sort(runs)
+            if not (ordered[1:] != ordered[:-1]).all():
+                found = list(dict.fromkeys(rows.tolist()))
+                return found, np.array(found, dtype=np.intp)
+    else:
+        runs = rows
+    index = runs.astype(np.intp, copy=runs is rows)  # (the caller's array is not handed out)
+    return index.tolist(), index
+
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
 
@@ -1184,13 +1207,11 @@ class CompiledCycle:
             return memo[1]
         rows = counted[0]
         if not len(rows):
-            found = _NO_ROWS
+            found, index = _NO_ROWS, np.zeros(0, dtype=np.intp)
         else:
-            # each nominated node once, where it first appears (a node's pods are adjacent anyway;
-            # a dict keeps first insertion order, where np.unique's sort and gather cost more)
-            found = list(dict.fromkeys(rows.tolist()))
+            found, index = first_rows(rows)
         # (with the rows as an index array, for the masks set and reset at every walk and diagnosis)
-        self._nominated_memo = (counted, found, np.array(found, dtype=np.intp))
+        self._nominated_memo = (counted, found, index)
         return found
 
     def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], plan: _Plan, pod: "Pod",

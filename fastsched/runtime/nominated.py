@@ -348,17 +348,19 @@ class NominationIndex:
         old = self.arrays
         assert old is not None
         row_of = table.row_of
-        gone = np.array([row_of[n] for n in touched if n in row_of], dtype=np.int64)
+        gone_rows = [row_of[n] for n in touched if n in row_of]
         n_entries = len(self._entries)
         more = self._build(table, width, tail, [mapping[n] for n in tail], keep=True) if k else None
         add = more if more is not None else _no_nominations(width)
-        if len(add[0]) and not any((old[0] == g).any() for g in gone.tolist()):
+        old_rows = old[0]
+        if len(add[0]) and not any(np.count_nonzero(old_rows == g) for g in gone_rows):
             # no old pod is on a changed node (the common case: a preemption nominated its pod to
             # a node that held none): the changed nodes' pods appended, in place when the arrays
             # end where their buffers are filled (amortized, instead of a copy of every array)
             return self._append(old, add)
         self._grow = None
         # the old pods off the changed nodes, then those nodes' pods now: one compiled pass per array
+        gone = np.array(gone_rows, dtype=np.int64)
         spliced = _preemption.splice_nominations(old[0], old[1], old[2], old[3], old[5], gone,
                                                  add[0], add[1], add[2], add[3], add[5])
         if spliced is None:  # nothing dropped, nothing added

@@ -14,7 +14,7 @@ the PDB-violating pods first and then the others, each kept when the node still 
 with it (NodeResourcesFit's checks and NodePorts' conflicts, the pod-dependent filters that have
 this additive form), and order the victims as upstream's final re-sort does.
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
@@ -723,3 +723,78 @@ def splice_nominations(const int64_t[:] rows, const int64_t[:] prios, const int6
         out_uids[j] = uids2[i]
         out_names[j] = names2[i]
     return out_rows_a, out_prios_a, out_vec_a, out_uids_a, out_names_a, new_pos_a
+
+
+def walk_stop(const int8_t[::1] kind, const int64_t[::1] n_violating, int64_t nv_total, int64_t v_total,
+              int64_t k, int8_t candidate):
+    """DryRunPreemption's stopping rule over one window of the walk: node ``i`` is a candidate when
+    ``kind[i] == candidate`` (non-violating when ``n_violating[i] == 0``); the lists, each capped at
+    ``k`` (numCandidates), hold ``nv_total`` and ``v_total`` candidates before the window. Returns
+    ``(stop, nv, v)``: the position of the first candidate after whose addition the capped counts
+    have a non-violating one and reach ``k`` together (-1 when none does), and the uncapped
+    counts up to it (or over the whole window)."""
+    cdef Py_ssize_t i, n = kind.shape[0], stop = -1
+    cdef int64_t cnv, cv
+    if n_violating.shape[0] != n:
+        raise ValueError("walk_stop: kind and n_violating differ in length")
+    with nogil:
+        for i in range(n):
+            if kind[i] != candidate:
+                continue
+            if n_violating[i] == 0:
+                nv_total += 1
+            else:
+                v_total += 1
+            cnv = nv_total if nv_total < k else k
+            cv = v_total if v_total < k else k
+            if cnv > 0 and cnv + cv >= k:
+                stop = i
+                break
+    return stop, nv_total, v_total
+
+
+def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int64_t[::1] n_violating,
+                      Py_ssize_t end, int64_t k, int8_t candidate, int8_t no_victim_left, int8_t error):
+    """The walk's positions below ``end``, for the dry run's result: ``chosen`` (the first ``k``
+    non-violating candidates, then the first ``k`` violating ones, each in walk order), ``others``
+    (the positions that are no candidate) and ``errors`` (those of kind ``no_victim_left`` or code
+    ``error``), as int64 arrays."""
+    cdef Py_ssize_t i, a = 0, b = 0, c = 0, e = 0
+    cdef int64_t nv = 0, v = 0
+    if end < 0 or end > kind.shape[0] or end > code.shape[0] or end > n_violating.shape[0]:
+        raise ValueError("collect_positions: end outside the arrays")
+    for i in range(end):
+        if kind[i] == candidate:
+            if n_violating[i] == 0:
+                nv += 1
+            else:
+                v += 1
+    cdef int64_t n_nv = nv if nv < k else k
+    cdef int64_t n_v = v if v < k else k
+    chosen_a = np.empty(n_nv + n_v, dtype=np.int64)
+    others_a = np.empty(end - nv - v, dtype=np.int64)
+    cdef int64_t[::1] chosen = chosen_a
+    cdef int64_t[::1] others = others_a
+    cdef Py_ssize_t n_err = 0
+    for i in range(end):
+        if kind[i] == no_victim_left or code[i] == error:
+            n_err += 1
+    errors_a = np.empty(n_err, dtype=np.int64)
+    cdef int64_t[::1] errors = errors_a
+    with nogil:
+        for i in range(end):
+            if kind[i] == candidate:
+                if n_violating[i] == 0:
+                    if a < n_nv:
+                        chosen[a] = i
+                        a += 1
+                elif b < n_v:
+                    chosen[n_nv + b] = i
+                    b += 1
+            else:
+                others[c] = i
+                c += 1
+            if kind[i] == no_victim_left or code[i] == error:
+                errors[e] = i
+                e += 1
+    return chosen_a, others_a, errors_a

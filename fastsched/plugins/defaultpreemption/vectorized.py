@@ -726,20 +726,12 @@ class VectorizedDryRun:
             windows.append(win)
             done = end
             size *= 2
-            is_candidate = win.kind == _Window.CANDIDATE
-            if not is_candidate.any():
-                continue
-            non_violating = is_candidate & (win.n_violating == 0)
-            cnv = nv_total + np.cumsum(non_violating)
-            cv = v_total + np.cumsum(is_candidate & ~non_violating)
-            capped_nv, capped_v = np.minimum(cnv, k), np.minimum(cv, k)
             # upstream: stop once nonViolating > 0 and nonViolating + violating >= numCandidates,
             # checked after each candidate is added (lists capped at numCandidates)
-            hit = np.flatnonzero(is_candidate & (capped_nv > 0) & (capped_nv + capped_v >= k))
-            if hit.size:
-                stop = int(hit[0])
+            stop, nv_total, v_total = _preemption.walk_stop(win.kind, win.n_violating, nv_total, v_total, k,
+                                                            _Window.CANDIDATE)
+            if stop >= 0:
                 break
-            nv_total, v_total = int(cnv[-1]), int(cv[-1])
         self._last_walk = done - len(windows[-1].rows) + stop + 1 if stop >= 0 else done
         return self._collect(windows, stop, k, table, columns)
 
@@ -911,14 +903,14 @@ class VectorizedDryRun:
         # the walk ends at the stopping candidate: it is kept, nothing after it is recorded
         end = len(kind) - len(windows[-1].kind) + stop + 1 if stop >= 0 else len(kind)
         kind = kind[:end]
-        cand = np.flatnonzero(kind == _Window.CANDIDATE)
-        nv = n_violating[cand] == 0
-        chosen = np.concatenate((cand[nv][:k], cand[~nv][:k]))
+        # the first k non-violating candidates, then the first k violating ones; the positions that
+        # are no candidate; the Error ones (a node with no victim left, a filter's Error)
+        chosen, others, error_positions = _preemption.collect_positions(
+            kind, code, n_violating, end, k, _Window.CANDIDATE, _Window.NO_VICTIM_LEFT, _ERROR)
         candidates = VectorCandidates(table.node_names[rows[chosen]].tolist(), columns.pinfo, victims, seg[chosen],
                                       n_victims[chosen], n_violating[chosen], top_priority[chosen],
                                       sum_priority[chosen], first_start[chosen])
         candidates.read_records(table, columns.rec, rows[chosen])
-        others = np.flatnonzero(kind != _Window.CANDIDATE)
         starts = [0]  # each window's first position in the walk (a list: read one at a time)
         for w in windows[:-1]:
             starts.append(starts[-1] + len(w.rows))
@@ -939,7 +931,7 @@ class VectorizedDryRun:
 
         # Error statuses, aggregated in walk order (upstream's errs, sequential here)
         errors = []
-        for p in np.flatnonzero((kind == _Window.NO_VICTIM_LEFT) | (code[:end] == _ERROR)).tolist():
+        for p in error_positions.tolist():
             s = status_of(p)
             err = s.as_error()
             errors.append(str(err) if err is not None else s.message())

@@ -250,3 +250,63 @@ def test_select_victims_reads_the_table_rows_and_columns_as_gathered(seed):
     assert len(seen) > 2  # nodes with different victim counts
     with pytest.raises(IndexError):
         run(np.full(w, cap, dtype=np.int64), cols, alloc, allowed, used, req)
+
+
+def _walk_stop_numpy(kind, n_violating, nv_total, v_total, k, candidate):
+    """The NumPy form walk_stop replaced (VectorizedDryRun.run's loop body before it)."""
+    is_candidate = kind == candidate
+    non_violating = is_candidate & (n_violating == 0)
+    cnv = nv_total + np.cumsum(non_violating)
+    cv = v_total + np.cumsum(is_candidate & ~non_violating)
+    capped_nv, capped_v = np.minimum(cnv, k), np.minimum(cv, k)
+    hit = np.flatnonzero(is_candidate & (capped_nv > 0) & (capped_nv + capped_v >= k))
+    if hit.size:
+        i = int(hit[0])
+        return i, int(cnv[i]), int(cv[i])
+    return -1, int(cnv[-1]) if len(kind) else nv_total, int(cv[-1]) if len(kind) else v_total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_walk_stop_as_the_numpy_rule(seed):
+    """``walk_stop`` against the cumulative-sum form of DryRunPreemption's stopping rule: the first
+    candidate after which the capped lists hold a non-violating one and reach numCandidates
+    together, carried over windows (the counts before the window), and the counts it returns."""
+    rng = np.random.default_rng(seed)
+    stops = set()
+    for _ in range(400):
+        w = int(rng.integers(0, 40))
+        kind = rng.choice(np.array([0, 1, 2, 3], dtype=np.int8), w, p=[0.5, 0.2, 0.2, 0.1])
+        n_violating = np.where(rng.random(w) < 0.4, rng.integers(1, 3, w), 0).astype(np.int64)
+        k = int(rng.integers(0, 12))
+        nv_total, v_total = int(rng.integers(0, 15)), int(rng.integers(0, 15))
+        want = _walk_stop_numpy(kind, n_violating, nv_total, v_total, k, 0)
+        got = _preemption.walk_stop(kind, n_violating, nv_total, v_total, k, 0)
+        assert tuple(got) == want, (kind, n_violating, nv_total, v_total, k)
+        stops.add(got[0] >= 0)
+    assert stops == {True, False}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_collect_positions_as_the_numpy_selection(seed):
+    """``collect_positions`` against the NumPy selection of the dry run's result before the
+    stopping position: the first k non-violating then the first k violating candidates, the
+    non-candidates, and the positions with no victim left or an Error code."""
+    rng = np.random.default_rng(10 + seed)
+    for _ in range(400):
+        w = int(rng.integers(0, 40))
+        kind = rng.choice(np.array([0, 1, 2, 3], dtype=np.int8), w, p=[0.5, 0.2, 0.2, 0.1])
+        code = rng.choice(np.array([0, 1, 2, 3], dtype=np.int8), w, p=[0.6, 0.1, 0.2, 0.1])
+        n_violating = np.where(rng.random(w) < 0.4, rng.integers(1, 3, w), 0).astype(np.int64)
+        end = int(rng.integers(0, w + 1))
+        k = int(rng.integers(0, 12))
+        head = kind[:end]
+        cand = np.flatnonzero(head == 0)
+        nv = n_violating[cand] == 0
+        want_chosen = np.concatenate((cand[nv][:k], cand[~nv][:k]))
+        want_others = np.flatnonzero(head != 0)
+        want_errors = np.flatnonzero((head == 3) | (code[:end] == 1))
+        chosen, others, errors = _preemption.collect_positions(kind, code, n_violating, end, k, 0, 3, 1)
+        assert chosen.dtype == others.dtype == errors.dtype == np.int64
+        assert chosen.tolist() == want_chosen.tolist()
+        assert others.tolist() == want_others.tolist()
+        assert errors.tolist() == want_errors.tolist()

@@ -798,3 +798,52 @@ def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int6
                 errors[e] = i
                 e += 1
     return chosen_a, others_a, errors_a
+
+
+def first_rows(const int64_t[::1] rows):
+    """Each row of ``rows`` (non-negative) once, where it first appears, as an intp array (the
+    compiled cycle's nominated rows: ``list(dict.fromkeys(rows))`` in one pass)."""
+    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    cdef int64_t r, top = -1
+    for i in range(n):
+        r = rows[i]
+        if r < 0:
+            raise ValueError(f"first_rows: negative row {r}")
+        if r > top:
+            top = r
+    out_a = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] out = out_a
+    cdef uint8_t* seen = <uint8_t*> malloc(top + 2)
+    if seen == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(top + 2):
+            seen[i] = 0
+        for i in range(n):
+            r = rows[i]
+            if not seen[r]:
+                seen[r] = 1
+                out[m] = r
+                m += 1
+    free(seen)
+    return out_a[:m]
+
+
+def stale_rows(const int64_t[::1] rows, const int64_t[:] have, const int64_t[:] want):
+    """The rows ``r`` of ``rows`` (in order) with ``have[r] != want[r]``: the pod columns' rows
+    loaded at another table version than the table's (``PodColumns.refresh``)."""
+    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    cdef int64_t r
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r >= have.shape[0] or r >= want.shape[0]:
+            raise IndexError(f"stale_rows: row {r} outside the arrays")
+    out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            if have[r] != want[r]:
+                out[m] = r
+                m += 1
+    return out_a[:m]

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
-from .._kernels import _cycle, _diagnosis
+from .._kernels import _cycle, _diagnosis, _preemption
 from .._kernels._score import MAX_TIES as _MAX_TIES
 from .._kernels._score import nth_equal as _nth_equal
 from .._kernels._score import nth_tie as _nth_tie
@@ -294,26 +294,13 @@ def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Calla
 
 
 def first_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
-    """Each row of ``rows`` (a 1-D int array, not empty) once, where it first appears, as a list
-    and as an intp array. A node's nominated pods are adjacent in the nomination arrays, so the
-    rows that start a run are the answer when no row starts two runs (checked); else a dict keeps
-    the first insertion order. (``dict.fromkeys`` over every pod's row and the list's conversion
-    back to an array cost a Python step per nominated pod at every preemptor's attempt.)"""
-    n = len(rows)
-    if n > 1:
-        head = np.empty(n, dtype=bool)
-        head[0] = True
-        np.not_equal(rows[1:], rows[:-1], out=head[1:])
-        runs = rows[head]
-        if len(runs) > 1:
-            ordered = np.sort(runs)
-            if not (ordered[1:] != ordered[:-1]).all():
-                found = list(dict.fromkeys(rows.tolist()))
-                return found, np.array(found, dtype=np.intp)
-    else:
-        runs = rows
-    index = runs.astype(np.intp, copy=runs is rows)  # (the caller's array is not handed out)
+    """Each row of ``rows`` (a 1-D int64 array of table rows) once, where it first appears, as a
+    list and as an intp array: ``list(dict.fromkeys(rows))`` in one compiled pass (the dict over
+    every nominated pod's row and the list's conversion back to an array cost a Python step per
+    nominated pod at every preemptor's attempt)."""
+    index = _preemption.first_rows(np.ascontiguousarray(rows, dtype=np.int64))
     return index.tolist(), index
+
 
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""

@@ -374,11 +374,10 @@ class PodColumns:
         assumed, the only ones whose start the scheduler may still set in place (at bind); None:
         any not-started pod may, and its start is read again when used (``_preemption.settle_segments``).
         """
-        stale = self.row_version[rows] != table.row_version[rows]
-        if not stale.any():
-            return
-        for row in rows[stale].tolist():
-            self._load_row(table, row, is_assumed)
+        stale = _preemption.stale_rows(rows, self.row_version, table.row_version)
+        if len(stale):
+            for row in stale.tolist():
+                self._load_row(table, row, is_assumed)
 
     def _load_row(self, table: "NodeTable", row: int, is_assumed: Any = None) -> None:
         prototype_of = getattr(table, "pod_prototype", None)

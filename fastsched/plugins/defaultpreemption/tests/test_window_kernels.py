@@ -310,3 +310,21 @@ def test_collect_positions_as_the_numpy_selection(seed):
         assert chosen.tolist() == want_chosen.tolist()
         assert others.tolist() == want_others.tolist()
         assert errors.tolist() == want_errors.tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stale_rows_as_the_numpy_compare(seed):
+    """``stale_rows`` (PodColumns.refresh) against ``rows[have[rows] != want[rows]]``, in order,
+    rows repeated or not, the versions given as strided views too."""
+    rng = np.random.default_rng(20 + seed)
+    for _ in range(300):
+        cap = int(rng.integers(1, 30))
+        rows = rng.integers(0, cap, int(rng.integers(0, 25))).astype(np.int64)
+        have = rng.integers(0, 3, cap).astype(np.int64)
+        want = np.where(rng.random(cap) < 0.7, have, have + rng.choice(np.array([-1, 1]), cap))
+        got = _preemption.stale_rows(rows, have, want)
+        assert got.dtype == np.int64 and got.tolist() == rows[have[rows] != want[rows]].tolist()
+        wide = np.repeat(want, 2)[::2]  # a strided view of the same values
+        assert _preemption.stale_rows(rows, have, wide).tolist() == got.tolist()
+    with pytest.raises(IndexError):
+        _preemption.stale_rows(np.array([5], dtype=np.int64), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))

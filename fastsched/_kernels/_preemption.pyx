@@ -847,3 +847,41 @@ def stale_rows(const int64_t[::1] rows, const int64_t[:] have, const int64_t[:] 
                 out[m] = r
                 m += 1
     return out_a[:m]
+
+
+def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t[::1] live):
+    """``rows`` ordered by ``rank[row]`` (a stable sort: equal ranks keep their order), or None when
+    a row is not ``live`` (DefaultPreemption's potential nodes in the snapshot's order). Ranks
+    must be non-negative."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int64_t r, key, top = 0
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r >= rank.shape[0] or r >= live.shape[0]:
+            raise IndexError(f"rows_by_rank: row {r} outside the arrays")
+        if not live[r]:
+            return None
+        key = rank[r]
+        if key < 0:
+            raise ValueError(f"rows_by_rank: negative rank {key}")
+        if key > top:
+            top = key
+    out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    cdef int64_t* start = <int64_t*> malloc((top + 2) * sizeof(int64_t))
+    if start == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(top + 2):
+            start[i] = 0
+        for i in range(n):
+            start[rank[rows[i]] + 1] += 1
+        for i in range(1, top + 2):
+            start[i] += start[i - 1]
+        for i in range(n):
+            r = rows[i]
+            key = rank[r]
+            out[start[key]] = r
+            start[key] += 1
+    free(start)
+    return out_a

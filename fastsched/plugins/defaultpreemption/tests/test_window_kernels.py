@@ -328,3 +328,25 @@ def test_stale_rows_as_the_numpy_compare(seed):
         assert _preemption.stale_rows(rows, have, wide).tolist() == got.tolist()
     with pytest.raises(IndexError):
         _preemption.stale_rows(np.array([5], dtype=np.int64), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_by_rank_as_a_stable_argsort(seed):
+    """``rows_by_rank`` (the potential nodes in snapshot order) against ``rows[argsort(rank[rows],
+    kind="stable")]``, equal ranks included (rows outside the order rank 0), and None when any row
+    is not live."""
+    rng = np.random.default_rng(30 + seed)
+    answers = set()
+    for _ in range(300):
+        cap = int(rng.integers(1, 40))
+        rank = rng.integers(0, cap, cap).astype(np.int64)  # repeats: ties keep their order
+        live = rng.random(cap) < 0.9
+        rows = rng.choice(cap, int(rng.integers(0, cap + 1)), replace=False).astype(np.int64)
+        got = _preemption.rows_by_rank(rows, rank, live.view(np.uint8))
+        if not live[rows].all():
+            assert got is None
+            answers.add("dead")
+            continue
+        assert got.dtype == np.int64 and got.tolist() == rows[np.argsort(rank[rows], kind="stable")].tolist()
+        answers.add("sorted")
+    assert answers == {"dead", "sorted"}

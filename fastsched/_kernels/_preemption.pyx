@@ -885,3 +885,55 @@ def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t
             start[key] += 1
     free(start)
     return out_a
+
+
+def window_fit(const int64_t[::1] seg, const int64_t[::1] rows, const int64_t[::1] count,
+               const int64_t[::1] allowed, const int64_t[:, :] alloc, const int64_t[:, :] used,
+               const int64_t[::1] cols, const int64_t[::1] wants, bint check_fit,
+               int8_t[::1] kind, uint8_t[::1] active, int8_t candidate, int8_t filtered, int8_t no_victims):
+    """The dry-run window's outcome before the victims' selection when NodeResourcesFit is the only
+    filter left to judge (the node-only ones known to pass, no port check): node ``w`` with no
+    potential victim (``seg[w] == seg[w + 1]``) is ``no_victims``; else, once they are gone, it
+    fits (:func:`fit_verdicts`' checks, with ``check_fit``) as ``candidate`` with ``active[w] =
+    1``, or not as ``filtered``. Writes every ``kind[w]`` and ``active[w]``; returns how many are
+    candidates."""
+    cdef Py_ssize_t nw = rows.shape[0]
+    cdef Py_ssize_t nc = cols.shape[0]
+    cdef Py_ssize_t w, j, n_cand = 0
+    cdef int64_t r, c, free
+    cdef bint ok
+    if (seg.shape[0] != nw + 1 or count.shape[0] != nw or used.shape[0] != nw or kind.shape[0] != nw
+            or active.shape[0] != nw or wants.shape[0] != nc):
+        raise ValueError("window_fit: shapes do not match")
+    for w in range(nw):
+        r = rows[w]
+        if r < 0 or r >= allowed.shape[0] or r >= alloc.shape[0]:
+            raise IndexError(f"window_fit: row {r} outside the table")
+    for j in range(nc):
+        if cols[j] >= alloc.shape[1] or cols[j] >= used.shape[1]:
+            raise IndexError(f"window_fit: column {cols[j]} outside the table")
+    with nogil:
+        for w in range(nw):
+            active[w] = 0
+            if seg[w + 1] == seg[w]:
+                kind[w] = no_victims
+                continue
+            ok = 1
+            if check_fit:
+                r = rows[w]
+                if count[w] + 1 > allowed[r]:
+                    ok = 0
+                else:
+                    for j in range(nc):
+                        c = cols[j]
+                        free = alloc[r, c] - used[w, c] if c >= 0 else 0
+                        if wants[j] > free:
+                            ok = 0
+                            break
+            if ok:
+                kind[w] = candidate
+                active[w] = 1
+                n_cand += 1
+            else:
+                kind[w] = filtered
+    return n_cand

@@ -755,15 +755,31 @@ class VectorizedDryRun:
         # 3. RunFilterPluginsWithNominatedPods once they are gone: the filters' own vectorized
         # verdicts on a shadow table with the dry run's usage (the nominated pods' included)
         _, nom_ports = nominated.add_to(rows, used, count)
-        hp = np.flatnonzero(seg[1:] != seg[:-1])  # 2. no potential victim: "No preemption victims found"
         win = _Window()
         win.rows = rows
-        win.result_pos = hp
-        kind = np.full(w, _Window.NO_VICTIMS, dtype=np.int8)
         code = np.zeros(w, dtype=np.int8)
-        active = np.zeros(w, dtype=np.uint8)
         win.results = None
         win.deferred = None
+        n_active = -1
+        if plan.additive_exact and not plan.check_ports and (skip_node_only or not plan.node_only):
+            # only NodeResourcesFit's checks can fail a node with potential victims (what _verdicts
+            # finds then): 2. and the verdicts in one compiled pass; the failing nodes' statuses
+            # deferred as _verdicts defers them
+            kind = np.empty(w, dtype=np.int8)
+            active = np.empty(w, dtype=np.uint8)
+            n_active = _preemption.window_fit(seg, rows, count, table.allowed_pods, table.alloc, used, plan.cols,
+                                              plan.wants, plan.check_fit, kind, active, _Window.CANDIDATE,
+                                              _Window.FILTERED, _Window.NO_VICTIMS)
+            failing = np.flatnonzero(kind == _Window.FILTERED)
+            win.result_pos = failing
+            if failing.size:
+                win.deferred = (state, pod, table, rows[failing], used[failing], count[failing], {}, False)
+            hp = failing[:0]  # (nothing more below)
+        else:
+            hp = np.flatnonzero(seg[1:] != seg[:-1])  # 2. no potential victim: "No preemption victims found"
+            win.result_pos = hp
+            kind = np.full(w, _Window.NO_VICTIMS, dtype=np.int8)
+            active = np.zeros(w, dtype=np.uint8)
         if hp.size:
             sub_rows = rows[hp]
             passed = None
@@ -784,7 +800,7 @@ class VectorizedDryRun:
             active[hp[passed]] = 1
 
         # 4-7. sort, PDB split, reprieve and order the victims on the nodes that fit without them
-        if active.any():
+        if (active.any() if n_active < 0 else n_active):
             _preemption.settle_segments(columns.pods, entries, seg, np.flatnonzero(active), columns.start,
                                         columns.volatile.view(np.uint8))
         conflict = np.zeros(m, dtype=np.uint8)

@@ -350,3 +350,36 @@ def test_rows_by_rank_as_a_stable_argsort(seed):
         assert got.dtype == np.int64 and got.tolist() == rows[np.argsort(rank[rows], kind="stable")].tolist()
         answers.add("sorted")
     assert answers == {"dead", "sorted"}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_window_fit_as_the_segments_and_fit_verdicts(seed):
+    """``window_fit`` against the NumPy form it replaced: nodes without potential victims
+    (empty segments) are NO_VICTIMS, the others candidates (active) where ``fit_verdicts`` passes
+    them, else FILTERED; without check_fit every node with victims is a candidate."""
+    rng = np.random.default_rng(40 + seed)
+    cap, width = 30, 4
+    for _ in range(200):
+        w = int(rng.integers(0, 20))
+        alloc = rng.integers(4, 20, (cap, width))
+        allowed = rng.integers(1, 9, cap)
+        rows = rng.choice(cap, w, replace=False).astype(np.int64)
+        used = rng.integers(-2, 12, (w, width))
+        count = rng.integers(0, 5, w)
+        seg = np.concatenate(([0], np.cumsum(rng.integers(0, 3, w)))).astype(np.int64)
+        k = int(rng.integers(0, 4))
+        cols = rng.choice(np.array([-1, 0, 1, 2, 3]), k, replace=False).astype(np.int64)
+        wants = rng.integers(0, 8, k).astype(np.int64)
+        for check_fit in (True, False):
+            hp = np.flatnonzero(seg[1:] != seg[:-1])
+            ok = np.ones(len(hp), dtype=bool)
+            if check_fit:
+                _preemption.fit_verdicts(rows[hp], count[hp], allowed, alloc, used[hp], cols, wants, ok.view(np.uint8))
+            want_kind = np.full(w, 2, dtype=np.int8)
+            want_kind[hp] = np.where(ok, 0, 1)
+            kind = np.full(w, 9, dtype=np.int8)
+            active = np.full(w, 9, dtype=np.uint8)
+            n = _preemption.window_fit(seg, rows, count, allowed, alloc, used, cols, wants, check_fit, kind, active,
+                                       0, 1, 2)
+            assert kind.tolist() == want_kind.tolist()
+            assert active.tolist() == (want_kind == 0).astype(np.uint8).tolist() and n == int((want_kind == 0).sum())

@@ -14,7 +14,7 @@ the PDB-violating pods first and then the others, each kept when the node still 
 with it (NodeResourcesFit's checks and NodePorts' conflicts, the pod-dependent filters that have
 this additive form), and order the victims as upstream's final re-sort does.
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 import numpy as np
@@ -723,3 +723,217 @@ def splice_nominations(const int64_t[:] rows, const int64_t[:] prios, const int6
         out_uids[j] = uids2[i]
         out_names[j] = names2[i]
     return out_rows_a, out_prios_a, out_vec_a, out_uids_a, out_names_a, new_pos_a
+
+
+def walk_stop(const int8_t[::1] kind, const int64_t[::1] n_violating, int64_t nv_total, int64_t v_total,
+              int64_t k, int8_t candidate):
+    """DryRunPreemption's stopping rule over one window of the walk: node ``i`` is a candidate when
+    ``kind[i] == candidate`` (non-violating when ``n_violating[i] == 0``); the lists, each capped at
+    ``k`` (numCandidates), hold ``nv_total`` and ``v_total`` candidates before the window. Returns
+    ``(stop, nv, v)``: the position of the first candidate after whose addition the capped counts
+    have a non-violating one and reach ``k`` together (-1 when none does), and the uncapped
+    counts up to it (or over the whole window)."""
+    cdef Py_ssize_t i, n = kind.shape[0], stop = -1
+    cdef int64_t cnv, cv
+    if n_violating.shape[0] != n:
+        raise ValueError("walk_stop: kind and n_violating differ in length")
+    with nogil:
+        for i in range(n):
+            if kind[i] != candidate:
+                continue
+            if n_violating[i] == 0:
+                nv_total += 1
+            else:
+                v_total += 1
+            cnv = nv_total if nv_total < k else k
+            cv = v_total if v_total < k else k
+            if cnv > 0 and cnv + cv >= k:
+                stop = i
+                break
+    return stop, nv_total, v_total
+
+
+def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int64_t[::1] n_violating,
+                      Py_ssize_t end, int64_t k, int8_t candidate, int8_t no_victim_left, int8_t error):
+    """The walk's positions below ``end``, for the dry run's result: ``chosen`` (the first ``k``
+    non-violating candidates, then the first ``k`` violating ones, each in walk order), ``others``
+    (the positions that are no candidate) and ``errors`` (those of kind ``no_victim_left`` or code
+    ``error``), as int64 arrays."""
+    cdef Py_ssize_t i, a = 0, b = 0, c = 0, e = 0
+    cdef int64_t nv = 0, v = 0
+    if end < 0 or end > kind.shape[0] or end > code.shape[0] or end > n_violating.shape[0]:
+        raise ValueError("collect_positions: end outside the arrays")
+    for i in range(end):
+        if kind[i] == candidate:
+            if n_violating[i] == 0:
+                nv += 1
+            else:
+                v += 1
+    cdef int64_t n_nv = nv if nv < k else k
+    cdef int64_t n_v = v if v < k else k
+    chosen_a = np.empty(n_nv + n_v, dtype=np.int64)
+    others_a = np.empty(end - nv - v, dtype=np.int64)
+    cdef int64_t[::1] chosen = chosen_a
+    cdef int64_t[::1] others = others_a
+    cdef Py_ssize_t n_err = 0
+    for i in range(end):
+        if kind[i] == no_victim_left or code[i] == error:
+            n_err += 1
+    errors_a = np.empty(n_err, dtype=np.int64)
+    cdef int64_t[::1] errors = errors_a
+    with nogil:
+        for i in range(end):
+            if kind[i] == candidate:
+                if n_violating[i] == 0:
+                    if a < n_nv:
+                        chosen[a] = i
+                        a += 1
+                elif b < n_v:
+                    chosen[n_nv + b] = i
+                    b += 1
+            else:
+                others[c] = i
+                c += 1
+            if kind[i] == no_victim_left or code[i] == error:
+                errors[e] = i
+                e += 1
+    return chosen_a, others_a, errors_a
+
+
+def first_rows(const int64_t[::1] rows):
+    """Each row of ``rows`` (non-negative) once, where it first appears, as an intp array (the
+    compiled cycle's nominated rows: ``list(dict.fromkeys(rows))`` in one pass)."""
+    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    cdef int64_t r, top = -1
+    for i in range(n):
+        r = rows[i]
+        if r < 0:
+            raise ValueError(f"first_rows: negative row {r}")
+        if r > top:
+            top = r
+    out_a = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] out = out_a
+    cdef uint8_t* seen = <uint8_t*> malloc(top + 2)
+    if seen == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(top + 2):
+            seen[i] = 0
+        for i in range(n):
+            r = rows[i]
+            if not seen[r]:
+                seen[r] = 1
+                out[m] = r
+                m += 1
+    free(seen)
+    return out_a[:m]
+
+
+def stale_rows(const int64_t[::1] rows, const int64_t[:] have, const int64_t[:] want):
+    """The rows ``r`` of ``rows`` (in order) with ``have[r] != want[r]``: the pod columns' rows
+    loaded at another table version than the table's (``PodColumns.refresh``)."""
+    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    cdef int64_t r
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r >= have.shape[0] or r >= want.shape[0]:
+            raise IndexError(f"stale_rows: row {r} outside the arrays")
+    out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    with nogil:
+        for i in range(n):
+            r = rows[i]
+            if have[r] != want[r]:
+                out[m] = r
+                m += 1
+    return out_a[:m]
+
+
+def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t[::1] live):
+    """``rows`` ordered by ``rank[row]`` (a stable sort: equal ranks keep their order), or None when
+    a row is not ``live`` (DefaultPreemption's potential nodes in the snapshot's order). Ranks
+    must be non-negative."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int64_t r, key, top = 0
+    for i in range(n):
+        r = rows[i]
+        if r < 0 or r >= rank.shape[0] or r >= live.shape[0]:
+            raise IndexError(f"rows_by_rank: row {r} outside the arrays")
+        if not live[r]:
+            return None
+        key = rank[r]
+        if key < 0:
+            raise ValueError(f"rows_by_rank: negative rank {key}")
+        if key > top:
+            top = key
+    out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_a
+    cdef int64_t* start = <int64_t*> malloc((top + 2) * sizeof(int64_t))
+    if start == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(top + 2):
+            start[i] = 0
+        for i in range(n):
+            start[rank[rows[i]] + 1] += 1
+        for i in range(1, top + 2):
+            start[i] += start[i - 1]
+        for i in range(n):
+            r = rows[i]
+            key = rank[r]
+            out[start[key]] = r
+            start[key] += 1
+    free(start)
+    return out_a
+
+
+def window_fit(const int64_t[::1] seg, const int64_t[::1] rows, const int64_t[::1] count,
+               const int64_t[::1] allowed, const int64_t[:, :] alloc, const int64_t[:, :] used,
+               const int64_t[::1] cols, const int64_t[::1] wants, bint check_fit,
+               int8_t[::1] kind, uint8_t[::1] active, int8_t candidate, int8_t filtered, int8_t no_victims):
+    """The dry-run window's outcome before the victims' selection when NodeResourcesFit is the only
+    filter left to judge (the node-only ones known to pass, no port check): node ``w`` with no
+    potential victim (``seg[w] == seg[w + 1]``) is ``no_victims``; else, once they are gone, it
+    fits (:func:`fit_verdicts`' checks, with ``check_fit``) as ``candidate`` with ``active[w] =
+    1``, or not as ``filtered``. Writes every ``kind[w]`` and ``active[w]``; returns how many are
+    candidates."""
+    cdef Py_ssize_t nw = rows.shape[0]
+    cdef Py_ssize_t nc = cols.shape[0]
+    cdef Py_ssize_t w, j, n_cand = 0
+    cdef int64_t r, c, free
+    cdef bint ok
+    if (seg.shape[0] != nw + 1 or count.shape[0] != nw or used.shape[0] != nw or kind.shape[0] != nw
+            or active.shape[0] != nw or wants.shape[0] != nc):
+        raise ValueError("window_fit: shapes do not match")
+    for w in range(nw):
+        r = rows[w]
+        if r < 0 or r >= allowed.shape[0] or r >= alloc.shape[0]:
+            raise IndexError(f"window_fit: row {r} outside the table")
+    for j in range(nc):
+        if cols[j] >= alloc.shape[1] or cols[j] >= used.shape[1]:
+            raise IndexError(f"window_fit: column {cols[j]} outside the table")
+    with nogil:
+        for w in range(nw):
+            active[w] = 0
+            if seg[w + 1] == seg[w]:
+                kind[w] = no_victims
+                continue
+            ok = 1
+            if check_fit:
+                r = rows[w]
+                if count[w] + 1 > allowed[r]:
+                    ok = 0
+                else:
+                    for j in range(nc):
+                        c = cols[j]
+                        free = alloc[r, c] - used[w, c] if c >= 0 else 0
+                        if wants[j] > free:
+                            ok = 0
+                            break
+            if ok:
+                kind[w] = candidate
+                active[w] = 1
+                n_cand += 1
+            else:
+                kind[w] = filtered
+    return n_cand

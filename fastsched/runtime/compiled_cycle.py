@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, cast
 
 import numpy as np
 
-from .._kernels import _cycle, _diagnosis
+from .._kernels import _cycle, _diagnosis, _preemption
 from .._kernels._score import MAX_TIES as _MAX_TIES
 from .._kernels._score import nth_equal as _nth_equal
 from .._kernels._score import nth_tie as _nth_tie
@@ -290,6 +290,16 @@ def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Calla
             or getattr(filter_vectorized, "__self__", None) is not plugin:
         return None
     return fn
+
+
+
+def first_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
+    """Each row of ``rows`` (a 1-D int64 array of table rows) once, where it first appears, as a
+    list and as an intp array: ``list(dict.fromkeys(rows))`` in one compiled pass (the dict over
+    every nominated pod's row and the list's conversion back to an array cost a Python step per
+    nominated pod at every preemptor's attempt)."""
+    index = _preemption.first_rows(np.ascontiguousarray(rows, dtype=np.int64))
+    return index.tolist(), index
 
 
 class CompiledCycle:
@@ -1174,13 +1184,11 @@ class CompiledCycle:
             return memo[1]
         rows = counted[0]
         if not len(rows):
-            found = _NO_ROWS
+            found, index = _NO_ROWS, np.zeros(0, dtype=np.intp)
         else:
-            # each nominated node once, where it first appears (a node's pods are adjacent anyway;
-            # a dict keeps first insertion order, where np.unique's sort and gather cost more)
-            found = list(dict.fromkeys(rows.tolist()))
+            found, index = first_rows(rows)
         # (with the rows as an index array, for the masks set and reset at every walk and diagnosis)
-        self._nominated_memo = (counted, found, np.array(found, dtype=np.intp))
+        self._nominated_memo = (counted, found, index)
         return found
 
     def _walk_nominated(self, walk: Callable[[list[int]], "tuple[int, int] | None"], plan: _Plan, pod: "Pod",

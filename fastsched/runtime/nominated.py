@@ -250,6 +250,8 @@ class NominationIndex:
         self.selection: tuple | None = None
         #: (C,) int64 scratch, -1 outside a call: row -> position in the rows asked about
         self.pos_of: np.ndarray | None = None
+        #: (buffers, arrays) of the last _append: the arrays are views of the buffers' filled part
+        self._grow: tuple | None = None
 
     def get(self, handle: Framework, table: "NodeTable", width: int, state: Any = None) -> tuple | None:
         """(rows (Q,), priorities (Q,), requests (Q, R), uids (Q,), [(index, host ports)], node
@@ -346,11 +348,19 @@ class NominationIndex:
         old = self.arrays
         assert old is not None
         row_of = table.row_of
-        gone = np.array([row_of[n] for n in touched if n in row_of], dtype=np.int64)
+        gone_rows = [row_of[n] for n in touched if n in row_of]
         n_entries = len(self._entries)
         more = self._build(table, width, tail, [mapping[n] for n in tail], keep=True) if k else None
         add = more if more is not None else _no_nominations(width)
+        old_rows = old[0]
+        if len(add[0]) and not any(np.count_nonzero(old_rows == g) for g in gone_rows):
+            # no old pod is on a changed node (the common case: a preemption nominated its pod to
+            # a node that held none): the changed nodes' pods appended, in place when the arrays
+            # end where their buffers are filled (amortized, instead of a copy of every array)
+            return self._append(old, add)
+        self._grow = None
         # the old pods off the changed nodes, then those nodes' pods now: one compiled pass per array
+        gone = np.array(gone_rows, dtype=np.int64)
         spliced = _preemption.splice_nominations(old[0], old[1], old[2], old[3], old[5], gone,
                                                  add[0], add[1], add[2], add[3], add[5])
         if spliced is None:  # nothing dropped, nothing added
@@ -368,6 +378,30 @@ class NominationIndex:
         if add[4]:
             ports = ports + [(i + kept, p) for i, p in add[4]]
         return rows, prios, vectors, uids, ports, names
+
+    def _append(self, old: tuple, add: tuple) -> tuple:
+        """The arrays ``old`` followed by ``add``'s pods (``add``'s port indices shifted), as views
+        of growing buffers: when ``old`` is the last answer of this method (the buffers are filled
+        up to its end) ``add`` is written after it, else the buffers are made anew (twice the room).
+        Nothing before an answer's end is written again, so earlier answers stay as they were."""
+        q, q2 = len(old[0]), len(add[0])
+        n = q + q2
+        grow = self._grow
+        if grow is None or grow[1] is not old or len(grow[0][0]) < n:
+            cap = max(64, 2 * n)
+            width = old[2].shape[1]
+            bufs = (np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64),
+                    np.empty((cap, width), dtype=np.int64), np.empty(cap, dtype=object), np.empty(cap, dtype=object))
+            for buf, i in zip(bufs, (0, 1, 2, 3, 5)):
+                buf[:q] = old[i]
+        else:
+            bufs = grow[0]
+        for buf, i in zip(bufs, (0, 1, 2, 3, 5)):
+            buf[q:n] = add[i]
+        ports = old[4] + [(i + q, p) for i, p in add[4]] if add[4] else old[4]
+        arrays = (bufs[0][:n], bufs[1][:n], bufs[2][:n], bufs[3][:n], ports, bufs[4][:n])
+        self._grow = (bufs, arrays)
+        return arrays
 
     def _remember_built(self, nominator: Any, table: "NodeTable", width: int) -> None:
         """Remember which nominator version and node set the arrays are current for (None when

@@ -975,7 +975,8 @@ class ScheduleOneMixin:
                 self._recording.record_filter(res, evaluated, examined_end, state.skip_filter_plugins)
             diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, _NO_POSITIONS, absent)
             return evaluated[:examined_end]
-        feasible_pos = res.feasible().nonzero()[0]
+        ok = res.feasible()
+        feasible_pos = ok.nonzero()[0]
         if len(feasible_pos) > k:
             # Upstream keeps checking after the k-th feasible node until one more is feasible; that
             # one cancels the rest and is neither kept nor counted.
@@ -986,21 +987,26 @@ class ScheduleOneMixin:
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
         if self._recording is not None:
             self._recording.record_filter(res, evaluated, examined_end, state.skip_filter_plugins)
-        ok = res.feasible()
-        processed_rejected = np.flatnonzero(~ok[:examined_end])
+        if len(feasible_pos) == 0:  # (every examined node rejected: examined_end is m)
+            processed_rejected = np.arange(m, dtype=np.int64)
+        else:
+            processed_rejected = np.flatnonzero(~ok[:examined_end])
         # (before an error too: the nominated node's first status stays unless rejected here)
         diagnosis.node_to_status = ArrayNodeToStatus(res, evaluated, processed_rejected, absent)
-        err = res.first_error(np.arange(examined_end))
+        # (every node examined, the common failure: the positions are all of them, no index array)
+        err = res.first_error() if examined_end == m else res.first_error(np.arange(examined_end))
         if err >= 0:
             raise _CycleError(res.status(err))
         if len(feasible_pos) == 0 or self.extenders:
             # The plugin sets matter only to a FitError (the pod's queueing hints): built when no
             # node is left, or may be left once the extenders have filtered (issue 14).
             codes = res.codes[processed_rejected]
-            diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[codes != _PENDING])
-            pending = processed_rejected[codes == _PENDING]
-            if pending.size:
-                diagnosis.pending_plugins |= res.unschedulable_plugins(pending)
+            pending_at = codes == _PENDING
+            if not pending_at.any():  # (no Pending verdict: every rejected node counts as unschedulable)
+                diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected)
+            else:
+                diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[~pending_at])
+                diagnosis.pending_plugins |= res.unschedulable_plugins(processed_rejected[pending_at])
         return evaluated.select(feasible_pos)
 
     @staticmethod

@@ -276,3 +276,50 @@ def _with_nominator(nodes: int, cpu: str, memory: str):
     (fw,) = s.profiles.values()
     fw.set_pod_nominator(nominator)
     return s, fw, nominator
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_nomination_index_appended_in_place_keeps_every_answer(seed):
+    """Many nodes, nominations mostly to nodes that held none (a preemption's): the journal's path
+    appends those pods to growing buffers. Every answer equals a fresh index's, and every earlier
+    answer still holds what it held when it was given (nothing before its end is written again),
+    through appends, drops (the compacting splice) and appends after them."""
+    import random
+
+    from fastsched.framework.types import PodInfo
+    from fastsched.testing import make_pod
+
+    rng = random.Random(100 + seed)
+    s, fw, nominator = _with_nominator(60, "8", "8Gi")
+    index = nominated.NominationIndex()
+    current: dict[str, PodInfo] = {}
+    appended = 0
+    real_append = index._append
+
+    def append(*args):
+        nonlocal appended
+        appended += 1
+        return real_append(*args)
+
+    index._append = append
+    answers = []
+    for step in range(150):
+        op = rng.random()
+        if op < 0.7 or not current:
+            name = f"p{step}"
+            pod = make_pod(name, uid=f"uid-{name}", cpu=f"{rng.randint(1, 4)}", priority=rng.randint(0, 3),
+                           host_ports=rng.choice([(), (), (8080,)]))
+            node = rng.choice([f"n{i}" for i in range(60)])
+            current[name] = PodInfo(pod.replace(nominated_node_name=node))
+            nominator.add_nominated_pod(current[name])
+        else:
+            nominator.delete_nominated_pod_if_exists(current.pop(rng.choice(sorted(current))).pod)
+        table = s.cache.update_snapshot().table
+        width = len(table.resource_names)
+        got = index.get(fw, table, width)
+        want = nominated.NominationIndex().get(fw, table, width)
+        assert _arrays_as_lists(got) == _arrays_as_lists(want), step
+        answers.append((got, _arrays_as_lists(got)))
+    for got, held in answers:
+        assert _arrays_as_lists(got) == held
+    assert appended > 40  # the in-place path was taken

@@ -238,3 +238,30 @@ def test_a_pod_only_nominated_nodes_could_fit_takes_the_plugin_call_path():
         want, _, _ = run(False, tight_cpu)
         assert got == want and got[0] == node, (tight_cpu, got, want)
         assert (fused, declined) == (0, 1), (tight_cpu, fused, declined)
+
+
+def test_first_rows_is_first_appearance_order():
+    """compiled_cycle.first_rows (the nominated rows of an attempt): each row once, in the order
+    of first appearance, as dict.fromkeys gives it, whether a node's pods are adjacent (the
+    nomination arrays' layout: one run per node) or not (a row starting two runs)."""
+    import numpy as np
+
+    from fastsched.runtime.compiled_cycle import first_rows
+
+    rng = random.Random(29)
+    kinds = {"runs": 0, "split": 0}
+    for _ in range(3000):
+        n_nodes = rng.randint(1, 12)
+        nodes = rng.sample(range(40), n_nodes)
+        if rng.random() < 0.5:  # one run per node
+            rows = [r for r in nodes for _ in range(rng.randint(1, 4))]
+        else:  # arbitrary order: runs may repeat
+            rows = [rng.choice(nodes) for _ in range(rng.randint(1, 20))]
+        arr = np.array(rows, dtype=np.int64)
+        want = list(dict.fromkeys(rows))
+        kinds["runs" if len(want) == sum(1 for i, r in enumerate(rows) if i == 0 or rows[i - 1] != r) else "split"] += 1
+        found, index = first_rows(arr)
+        assert found == want and type(found) is list and all(type(r) is int for r in found)
+        assert index.dtype == np.intp and index.tolist() == want
+        assert index is not arr and arr.tolist() == rows  # the caller's array neither shared nor changed
+    assert min(kinds.values()) > 500, kinds

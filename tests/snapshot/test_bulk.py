@@ -5,6 +5,7 @@ one built with ``add_node`` / ``add_pod`` for each object in turn, and stay equa
 incremental updates, whether or not its Python objects (Nodes, PodInfo lists) were built before.
 """
 import random
+import uuid
 
 import numpy as np
 import pytest
@@ -371,3 +372,16 @@ def test_terminating_total_follows_the_column(seed):
                 t.add_node(rng.choice(gone))
         check(t)
     assert t.total_terminating_pods > 0 or not any(p.deletion_timestamp is not None for _, p in placed)
+
+
+def test_format_uid_is_the_canonical_uuid_string():
+    # every hex digit position, the dashes, and the words' extremes (the ASCII buffer's form)
+    rng = random.Random(11)
+    words = [0, 1, 0xF, 0x10, 2**63, 2**64 - 1, 0x0123456789ABCDEF, 0xFEDCBA9876543210]
+    words += [rng.getrandbits(64) for _ in range(200)]
+    for hi in words:
+        for lo in words[:12] + [rng.getrandbits(64)]:
+            want = str(uuid.UUID(int=(hi << 64) | lo))
+            got = _table.format_uid(hi, lo)
+            assert got == want and type(got) is str
+            assert _table.parse_uid(got) == (hi, lo)

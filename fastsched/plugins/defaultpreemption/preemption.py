@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, cast
 
 import numpy as np
 
+from ..._kernels import _preemption
 from ...extender.extender import Victims
 from ...framework import protocols as fwk
 from ...framework.protocols import is_node_batch
@@ -279,9 +280,14 @@ class Evaluator:
         if got is None or got[0] is not table:
             return None
         rows = got[1]
-        if not table.live[rows].all():
-            return None
-        return rows[np.argsort(_snapshot_rank(all_nodes.rows, table)[rows], kind="stable")]
+        live = table.live
+        if live.dtype != np.bool_:  # (the kernel reads the live flags as bytes)
+            if not live[rows].all():
+                return None
+            return rows[np.argsort(_snapshot_rank(all_nodes.rows, table)[rows], kind="stable")]
+        # None when a row is not live; else the rows stably sorted by their snapshot rank
+        return _preemption.rows_by_rank(np.ascontiguousarray(rows, dtype=np.int64),
+                                        _snapshot_rank(all_nodes.rows, table), live.view(np.uint8))
 
     def _dry_run_potential(self, state: "CycleState", pod: "Pod", potential: Sequence[Any]
                            ) -> tuple[list[Candidate], NodeToStatus, str | None]:

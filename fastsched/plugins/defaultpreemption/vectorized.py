@@ -168,12 +168,26 @@ def filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", po
     (None without a pod)."""
     skip = state.skip_filter_plugins
     # what the plan reads: the profile, the skip set, the PreFilter states, the table's resources
-    key = (handle, skip, table, len(table.resource_names), state.get(_FIT_STATE_KEY), state.get(_PORTS_STATE_KEY))
+    fit_state, ports_state = state.get(_FIT_STATE_KEY), state.get(_PORTS_STATE_KEY)
+    width = len(table.resource_names)
+    key = (handle, skip, table, width, fit_state, ports_state)
     last = _LAST_PLAN[0]
     if last is not None and len(last[0]) == len(key) and all(map(operator.is_, last[0], key)):
         plan = last[1]
     else:
-        plan = _filters_plan(handle, state, table, skip)
+        # each cycle's PreFilter writes new state objects: the plans are also kept by the states'
+        # values (the plan reads nothing else of them), so pods of one spec share one plan
+        values = _state_values(fit_state, ports_state)
+        vkey = None if values is None else (id(handle), skip, id(table), width, values)
+        got = _PLANS.get(vkey) if vkey is not None else None
+        if got is not None and got[0] is handle and got[1] is table:
+            plan = got[2]
+        else:
+            plan = _filters_plan(handle, state, table, skip)
+            if vkey is not None:
+                if len(_PLANS) >= _PLANS_SIZE:
+                    _PLANS.clear()
+                _PLANS[vkey] = (handle, table, plan)
         _LAST_PLAN[0] = (key, plan)
     if plan is not None and plan.per_pod:
         # asked every time: the answer reads the pod and the storage objects, not in the key
@@ -186,6 +200,42 @@ _FIT_STATE_KEY = "PreFilterNodeResourcesFit"
 _PORTS_STATE_KEY = "PreFilterNodePorts"
 #: the last (key, plan) of filters_plan: a scheduling cycle asks for the same pod several times
 _LAST_PLAN: list = [None]
+#: (id(handle), skip set, id(table), resource columns, the PreFilter states' values) ->
+#: (handle, table, plan) of filters_plan (plans are never changed once made); cleared when full
+_PLANS: dict[tuple, tuple] = {}
+_PLANS_SIZE = 64
+
+
+@functools.lru_cache(maxsize=None)
+def _state_types() -> tuple[Any, Any]:
+    """NodeResourcesFit's and NodePorts' PreFilter state classes (imported on first use)."""
+    from ..nodeports.node_ports import _PreFilterState
+    from ..noderesources.fit import PreFilterState
+    return PreFilterState, _PreFilterState
+
+
+def _state_values(fit_state: Any, ports_state: Any) -> tuple | None:
+    """What :func:`_filters_plan` reads of the two PreFilter states, as a hashable value (None
+    for a state of another type: then the plan is made for the state objects alone)."""
+    fit_type, ports_type = _state_types()
+    if fit_state is None:
+        fit = None
+    elif type(fit_state) is fit_type:
+        fit = (fit_state.milli_cpu, fit_state.memory, fit_state.ephemeral_storage,
+               tuple(fit_state.scalar_resources.items()))
+    else:
+        return None
+    if ports_state is None:
+        ports = None
+    elif type(ports_state) is ports_type:
+        ports = (tuple(ports_state),)
+        try:
+            hash(ports)
+        except TypeError:
+            return None
+    else:
+        return None
+    return fit, ports
 
 
 def _filters_plan(handle: fwk.Handle, state: "CycleState", table: "NodeTable", skip: Any) -> DryRunPlan | None:
@@ -324,11 +374,10 @@ class PodColumns:
         assumed, the only ones whose start the scheduler may still set in place (at bind); None:
         any not-started pod may, and its start is read again when used (``_preemption.settle_segments``).
         """
-        stale = self.row_version[rows] != table.row_version[rows]
-        if not stale.any():
-            return
-        for row in rows[stale].tolist():
-            self._load_row(table, row, is_assumed)
+        stale = _preemption.stale_rows(rows, self.row_version, table.row_version)
+        if len(stale):
+            for row in stale.tolist():
+                self._load_row(table, row, is_assumed)
 
     def _load_row(self, table: "NodeTable", row: int, is_assumed: Any = None) -> None:
         prototype_of = getattr(table, "pod_prototype", None)
@@ -676,20 +725,12 @@ class VectorizedDryRun:
             windows.append(win)
             done = end
             size *= 2
-            is_candidate = win.kind == _Window.CANDIDATE
-            if not is_candidate.any():
-                continue
-            non_violating = is_candidate & (win.n_violating == 0)
-            cnv = nv_total + np.cumsum(non_violating)
-            cv = v_total + np.cumsum(is_candidate & ~non_violating)
-            capped_nv, capped_v = np.minimum(cnv, k), np.minimum(cv, k)
             # upstream: stop once nonViolating > 0 and nonViolating + violating >= numCandidates,
             # checked after each candidate is added (lists capped at numCandidates)
-            hit = np.flatnonzero(is_candidate & (capped_nv > 0) & (capped_nv + capped_v >= k))
-            if hit.size:
-                stop = int(hit[0])
+            stop, nv_total, v_total = _preemption.walk_stop(win.kind, win.n_violating, nv_total, v_total, k,
+                                                            _Window.CANDIDATE)
+            if stop >= 0:
                 break
-            nv_total, v_total = int(cnv[-1]), int(cv[-1])
         self._last_walk = done - len(windows[-1].rows) + stop + 1 if stop >= 0 else done
         return self._collect(windows, stop, k, table, columns)
 
@@ -714,15 +755,31 @@ class VectorizedDryRun:
         # 3. RunFilterPluginsWithNominatedPods once they are gone: the filters' own vectorized
         # verdicts on a shadow table with the dry run's usage (the nominated pods' included)
         _, nom_ports = nominated.add_to(rows, used, count)
-        hp = np.flatnonzero(seg[1:] != seg[:-1])  # 2. no potential victim: "No preemption victims found"
         win = _Window()
         win.rows = rows
-        win.result_pos = hp
-        kind = np.full(w, _Window.NO_VICTIMS, dtype=np.int8)
         code = np.zeros(w, dtype=np.int8)
-        active = np.zeros(w, dtype=np.uint8)
         win.results = None
         win.deferred = None
+        n_active = -1
+        if plan.additive_exact and not plan.check_ports and (skip_node_only or not plan.node_only):
+            # only NodeResourcesFit's checks can fail a node with potential victims (what _verdicts
+            # finds then): 2. and the verdicts in one compiled pass; the failing nodes' statuses
+            # deferred as _verdicts defers them
+            kind = np.empty(w, dtype=np.int8)
+            active = np.empty(w, dtype=np.uint8)
+            n_active = _preemption.window_fit(seg, rows, count, table.allowed_pods, table.alloc, used, plan.cols,
+                                              plan.wants, plan.check_fit, kind, active, _Window.CANDIDATE,
+                                              _Window.FILTERED, _Window.NO_VICTIMS)
+            failing = np.flatnonzero(kind == _Window.FILTERED)
+            win.result_pos = failing
+            if failing.size:
+                win.deferred = (state, pod, table, rows[failing], used[failing], count[failing], {}, False)
+            hp = failing[:0]  # (nothing more below)
+        else:
+            hp = np.flatnonzero(seg[1:] != seg[:-1])  # 2. no potential victim: "No preemption victims found"
+            win.result_pos = hp
+            kind = np.full(w, _Window.NO_VICTIMS, dtype=np.int8)
+            active = np.zeros(w, dtype=np.uint8)
         if hp.size:
             sub_rows = rows[hp]
             passed = None
@@ -743,7 +800,7 @@ class VectorizedDryRun:
             active[hp[passed]] = 1
 
         # 4-7. sort, PDB split, reprieve and order the victims on the nodes that fit without them
-        if active.any():
+        if (active.any() if n_active < 0 else n_active):
             _preemption.settle_segments(columns.pods, entries, seg, np.flatnonzero(active), columns.start,
                                         columns.volatile.view(np.uint8))
         conflict = np.zeros(m, dtype=np.uint8)
@@ -861,14 +918,14 @@ class VectorizedDryRun:
         # the walk ends at the stopping candidate: it is kept, nothing after it is recorded
         end = len(kind) - len(windows[-1].kind) + stop + 1 if stop >= 0 else len(kind)
         kind = kind[:end]
-        cand = np.flatnonzero(kind == _Window.CANDIDATE)
-        nv = n_violating[cand] == 0
-        chosen = np.concatenate((cand[nv][:k], cand[~nv][:k]))
+        # the first k non-violating candidates, then the first k violating ones; the positions that
+        # are no candidate; the Error ones (a node with no victim left, a filter's Error)
+        chosen, others, error_positions = _preemption.collect_positions(
+            kind, code, n_violating, end, k, _Window.CANDIDATE, _Window.NO_VICTIM_LEFT, _ERROR)
         candidates = VectorCandidates(table.node_names[rows[chosen]].tolist(), columns.pinfo, victims, seg[chosen],
                                       n_victims[chosen], n_violating[chosen], top_priority[chosen],
                                       sum_priority[chosen], first_start[chosen])
         candidates.read_records(table, columns.rec, rows[chosen])
-        others = np.flatnonzero(kind != _Window.CANDIDATE)
         starts = [0]  # each window's first position in the walk (a list: read one at a time)
         for w in windows[:-1]:
             starts.append(starts[-1] + len(w.rows))
@@ -889,7 +946,7 @@ class VectorizedDryRun:
 
         # Error statuses, aggregated in walk order (upstream's errs, sequential here)
         errors = []
-        for p in np.flatnonzero((kind == _Window.NO_VICTIM_LEFT) | (code[:end] == _ERROR)).tolist():
+        for p in error_positions.tolist():
             s = status_of(p)
             err = s.as_error()
             errors.append(str(err) if err is not None else s.message())

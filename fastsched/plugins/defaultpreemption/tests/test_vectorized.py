@@ -562,3 +562,36 @@ def test_template_records_read_without_pod_infos():
         with pytest.raises(RuntimeError, match="read after its node's pods changed"):
             again[j]
     assert compared >= 2 and grew, (compared, grew)
+
+
+def _plan_fields(plan) -> tuple:
+    if plan is None:
+        return (None,)
+    return (plan.check_fit, plan.cols.tolist(), plan.wants.tolist(), plan.check_ports, plan.wanted_ports,
+            list(plan.node_only), plan.fit_state, plan.node_only_first, list(plan.per_pod))
+
+
+def test_plans_kept_by_the_pre_filter_states_values():
+    """filters_plan keeps its plans by the PreFilter states' values (each cycle writes new state
+    objects): in one framework, every preemptor's plan is the one _filters_plan makes for its own
+    state, and two states of equal values share one plan object."""
+    seed = 3
+    *_, preemptors = scenario(seed)
+    s = setup_for(seed, preemptors[0], vectorized_path=True, real_nominator=True)
+    table = s.snapshot.table
+    plans = []
+    # and pods alike but for one value each: a scalar resource, a host port, memory, storage
+    alike = [make_pod(f"alike-{i}", cpu="500m", priority=100, **kw) for i, kw in enumerate((
+        {}, {"requests": {"nvidia.com/gpu": "1"}}, {"requests": {"nvidia.com/gpu": "2"}},
+        {"host_ports": (80,)}, {"host_ports": (443,)}, {"host_ports": (80, 443)},
+        {"memory": "1Gi"}, {"requests": {"ephemeral-storage": "1Gi"}}))]
+    for p in preemptors + alike + (preemptors + alike)[::-1]:  # (each value met again after the others)
+        state = s.cycle_state(p)
+        got = vectorized.filters_plan(s.fw, state, table)
+        want = vectorized._filters_plan(s.fw, state, table, state.skip_filter_plugins)
+        assert _plan_fields(got) == _plan_fields(want)
+        again = s.cycle_state(p)  # the same pod's PreFilter once more: new objects, equal values
+        assert vectorized.filters_plan(s.fw, again, table) is got
+        plans.append(got)
+    # the pods' requests and ports differ: so do their plans, each from its own values
+    assert len({tuple(map(str, _plan_fields(plan))) for plan in plans}) > 2 + len(alike)

@@ -250,3 +250,136 @@ def test_select_victims_reads_the_table_rows_and_columns_as_gathered(seed):
     assert len(seen) > 2  # nodes with different victim counts
     with pytest.raises(IndexError):
         run(np.full(w, cap, dtype=np.int64), cols, alloc, allowed, used, req)
+
+
+def _walk_stop_numpy(kind, n_violating, nv_total, v_total, k, candidate):
+    """The NumPy form walk_stop replaced (VectorizedDryRun.run's loop body before it)."""
+    is_candidate = kind == candidate
+    non_violating = is_candidate & (n_violating == 0)
+    cnv = nv_total + np.cumsum(non_violating)
+    cv = v_total + np.cumsum(is_candidate & ~non_violating)
+    capped_nv, capped_v = np.minimum(cnv, k), np.minimum(cv, k)
+    hit = np.flatnonzero(is_candidate & (capped_nv > 0) & (capped_nv + capped_v >= k))
+    if hit.size:
+        i = int(hit[0])
+        return i, int(cnv[i]), int(cv[i])
+    return -1, int(cnv[-1]) if len(kind) else nv_total, int(cv[-1]) if len(kind) else v_total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_walk_stop_as_the_numpy_rule(seed):
+    """``walk_stop`` against the cumulative-sum form of DryRunPreemption's stopping rule: the first
+    candidate after which the capped lists hold a non-violating one and reach numCandidates
+    together, carried over windows (the counts before the window), and the counts it returns."""
+    rng = np.random.default_rng(seed)
+    stops = set()
+    for _ in range(400):
+        w = int(rng.integers(0, 40))
+        kind = rng.choice(np.array([0, 1, 2, 3], dtype=np.int8), w, p=[0.5, 0.2, 0.2, 0.1])
+        n_violating = np.where(rng.random(w) < 0.4, rng.integers(1, 3, w), 0).astype(np.int64)
+        k = int(rng.integers(0, 12))
+        nv_total, v_total = int(rng.integers(0, 15)), int(rng.integers(0, 15))
+        want = _walk_stop_numpy(kind, n_violating, nv_total, v_total, k, 0)
+        got = _preemption.walk_stop(kind, n_violating, nv_total, v_total, k, 0)
+        assert tuple(got) == want, (kind, n_violating, nv_total, v_total, k)
+        stops.add(got[0] >= 0)
+    assert stops == {True, False}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_collect_positions_as_the_numpy_selection(seed):
+    """``collect_positions`` against the NumPy selection of the dry run's result before the
+    stopping position: the first k non-violating then the first k violating candidates, the
+    non-candidates, and the positions with no victim left or an Error code."""
+    rng = np.random.default_rng(10 + seed)
+    for _ in range(400):
+        w = int(rng.integers(0, 40))
+        kind = rng.choice(np.array([0, 1, 2, 3], dtype=np.int8), w, p=[0.5, 0.2, 0.2, 0.1])
+        code = rng.choice(np.array([0, 1, 2, 3], dtype=np.int8), w, p=[0.6, 0.1, 0.2, 0.1])
+        n_violating = np.where(rng.random(w) < 0.4, rng.integers(1, 3, w), 0).astype(np.int64)
+        end = int(rng.integers(0, w + 1))
+        k = int(rng.integers(0, 12))
+        head = kind[:end]
+        cand = np.flatnonzero(head == 0)
+        nv = n_violating[cand] == 0
+        want_chosen = np.concatenate((cand[nv][:k], cand[~nv][:k]))
+        want_others = np.flatnonzero(head != 0)
+        want_errors = np.flatnonzero((head == 3) | (code[:end] == 1))
+        chosen, others, errors = _preemption.collect_positions(kind, code, n_violating, end, k, 0, 3, 1)
+        assert chosen.dtype == others.dtype == errors.dtype == np.int64
+        assert chosen.tolist() == want_chosen.tolist()
+        assert others.tolist() == want_others.tolist()
+        assert errors.tolist() == want_errors.tolist()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_stale_rows_as_the_numpy_compare(seed):
+    """``stale_rows`` (PodColumns.refresh) against ``rows[have[rows] != want[rows]]``, in order,
+    rows repeated or not, the versions given as strided views too."""
+    rng = np.random.default_rng(20 + seed)
+    for _ in range(300):
+        cap = int(rng.integers(1, 30))
+        rows = rng.integers(0, cap, int(rng.integers(0, 25))).astype(np.int64)
+        have = rng.integers(0, 3, cap).astype(np.int64)
+        want = np.where(rng.random(cap) < 0.7, have, have + rng.choice(np.array([-1, 1]), cap))
+        got = _preemption.stale_rows(rows, have, want)
+        assert got.dtype == np.int64 and got.tolist() == rows[have[rows] != want[rows]].tolist()
+        wide = np.repeat(want, 2)[::2]  # a strided view of the same values
+        assert _preemption.stale_rows(rows, have, wide).tolist() == got.tolist()
+    with pytest.raises(IndexError):
+        _preemption.stale_rows(np.array([5], dtype=np.int64), np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_by_rank_as_a_stable_argsort(seed):
+    """``rows_by_rank`` (the potential nodes in snapshot order) against ``rows[argsort(rank[rows],
+    kind="stable")]``, equal ranks included (rows outside the order rank 0), and None when any row
+    is not live."""
+    rng = np.random.default_rng(30 + seed)
+    answers = set()
+    for _ in range(300):
+        cap = int(rng.integers(1, 40))
+        rank = rng.integers(0, cap, cap).astype(np.int64)  # repeats: ties keep their order
+        live = rng.random(cap) < 0.9
+        rows = rng.choice(cap, int(rng.integers(0, cap + 1)), replace=False).astype(np.int64)
+        got = _preemption.rows_by_rank(rows, rank, live.view(np.uint8))
+        if not live[rows].all():
+            assert got is None
+            answers.add("dead")
+            continue
+        assert got.dtype == np.int64 and got.tolist() == rows[np.argsort(rank[rows], kind="stable")].tolist()
+        answers.add("sorted")
+    assert answers == {"dead", "sorted"}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_window_fit_as_the_segments_and_fit_verdicts(seed):
+    """``window_fit`` against the NumPy form it replaced: nodes without potential victims
+    (empty segments) are NO_VICTIMS, the others candidates (active) where ``fit_verdicts`` passes
+    them, else FILTERED; without check_fit every node with victims is a candidate."""
+    rng = np.random.default_rng(40 + seed)
+    cap, width = 30, 4
+    for _ in range(200):
+        w = int(rng.integers(0, 20))
+        alloc = rng.integers(4, 20, (cap, width))
+        allowed = rng.integers(1, 9, cap)
+        rows = rng.choice(cap, w, replace=False).astype(np.int64)
+        used = rng.integers(-2, 12, (w, width))
+        count = rng.integers(0, 5, w)
+        seg = np.concatenate(([0], np.cumsum(rng.integers(0, 3, w)))).astype(np.int64)
+        k = int(rng.integers(0, 4))
+        cols = rng.choice(np.array([-1, 0, 1, 2, 3]), k, replace=False).astype(np.int64)
+        wants = rng.integers(0, 8, k).astype(np.int64)
+        for check_fit in (True, False):
+            hp = np.flatnonzero(seg[1:] != seg[:-1])
+            ok = np.ones(len(hp), dtype=bool)
+            if check_fit:
+                _preemption.fit_verdicts(rows[hp], count[hp], allowed, alloc, used[hp], cols, wants, ok.view(np.uint8))
+            want_kind = np.full(w, 2, dtype=np.int8)
+            want_kind[hp] = np.where(ok, 0, 1)
+            kind = np.full(w, 9, dtype=np.int8)
+            active = np.full(w, 9, dtype=np.uint8)
+            n = _preemption.window_fit(seg, rows, count, allowed, alloc, used, cols, wants, check_fit, kind, active,
+                                       0, 1, 2)
+            assert kind.tolist() == want_kind.tolist()
+            assert active.tolist() == (want_kind == 0).astype(np.uint8).tolist() and n == int((want_kind == 0).sum())

@@ -217,23 +217,28 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
             node_actions |= ActionType.UPDATE_NODE_TAINT
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD), self._after_class_added),
+            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
+                                 self.is_schedulable_after_storage_class_added),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update), self._after_pvc),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update), self._after_pv),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                                 self.is_schedulable_after_persistent_volume_claim_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update),
+                                 self.is_schedulable_after_persistent_volume_change),
         ]
 
-    def _after_class_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_storage_class_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if new is not None and new.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
-    def _after_pvc(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old: Any,
+                                                            new: Any) -> tuple[QueueingHint, Any]:
         if new is not None and new.namespace == pod.namespace and new.name in _claim_names(pod):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
-    def _after_pv(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_persistent_volume_change(self, pod: Pod, old: Any,
+                                                      new: Any) -> tuple[QueueingHint, Any]:
         if old is None:
             return QueueingHint.QUEUE, None
         for key in TOPOLOGY_LABELS:

@@ -219,3 +219,17 @@ PV_CHANGE_ROWS = [
 def test_is_schedulable_after_persistent_volume_change(name, old, new, want, err):
     hint, error = VolumeZone(Handle()).is_schedulable_after_persistent_volume_change(_pod("pod_1", ("PVC_1",)), old, new)
     assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("old_value,new_value,want", [
+    ("us-west1-a__us-west1-b", "us-west1-b__us-west1-a", QueueingHint.QUEUE_SKIP),  # the same zones
+    ("us-west1-a", " us-west1-a ", QueueingHint.QUEUE_SKIP),  # trimmed
+    ("us-west1-a__", "__us-west1-a", QueueingHint.QUEUE_SKIP),  # neither parses: no topology either side
+    ("us-west1-a__", "us-west1-a", QueueingHint.QUEUE),  # now it parses
+    ("us-west1-a", "us-west1-a__us-west1-b", QueueingHint.QUEUE),
+], ids=["reordered", "trimmed", "unparsable-both", "parses-now", "zone-added"])
+def test_is_schedulable_after_persistent_volume_change_compares_zone_sets(old_value, new_value, want):
+    """Not upstream's table: getPVTopologies compares LabelZonesToSet's sets, not the raw label values."""
+    hint, error = VolumeZone(Handle()).is_schedulable_after_persistent_volume_change(
+        _pod("pod_1", ("PVC_1",)), _pv("Vol_1", {GZ: old_value}), _pv("Vol_1", {GZ: new_value}))
+    assert (hint, error) == (want, None)

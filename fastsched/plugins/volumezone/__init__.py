@@ -256,10 +256,24 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
         if original is None:
             return QueueingHint.QUEUE, None
         assert modified is not None  # an update
-        for key in TOPOLOGY_LABELS:
-            if original.labels.get(key) != modified.labels.get(key):
-                return QueueingHint.QUEUE, None
+        if _pv_topologies(original) != _pv_topologies(modified):
+            return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
+
+
+def _pv_topologies(pv: PersistentVolume) -> list[tuple[str, frozenset[str]]]:
+    """Upstream ``getPVTopologies``: per topology label the PV carries, in ``topologyLabels``' order,
+    the set of its ``__``-separated zones; a value that does not parse is left out. The hint compares
+    these, not the raw values: "a__b" and "b__a" are the same topology."""
+    out = []
+    for key in TOPOLOGY_LABELS:
+        value = pv.labels.get(key)
+        if value is None:
+            continue
+        zones = _label_zones_to_set(value)
+        if zones is not None:
+            out.append((key, zones))
+    return out
 
 
 def new(args: Any, handle: fwk.Handle) -> VolumeZone:

@@ -587,20 +587,21 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
             # v1.37 csi.go registers AssignedPod/Delete (v1.34: Pod/Delete), same hint
-            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                                 self.is_schedulable_after_assigned_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
-                                 self._after_pvc_added),
+                                 self.is_schedulable_after_pvc_added),
             ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)),
         ]
 
-    def _after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        """``isSchedulableAfterPodDeleted``: a bound (or nominated) pod that attached a claim,
+    def is_schedulable_after_assigned_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterAssignedPodDeleted``: a bound (or nominated) pod that attached a claim,
         ephemeral or migratable volume."""
         if old is None or not old.volumes or (not old.node_name and not getattr(old, "nominated_node_name", "")):
             return QueueingHint.QUEUE_SKIP, None
         return (QueueingHint.QUEUE if _uses_volumes(old) else QueueingHint.QUEUE_SKIP), None
 
-    def _after_pvc_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         """``isSchedulableAfterPVCAdded``: the pod uses the new claim."""
         if new is None or new.namespace != pod.namespace:
             return QueueingHint.QUEUE_SKIP, None

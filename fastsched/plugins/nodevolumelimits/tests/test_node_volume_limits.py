@@ -500,3 +500,24 @@ def test_events_to_register():
         (EventResource.ASSIGNED_POD, ActionType.DELETE, True),
         (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, True),
         (EventResource.VOLUME_ATTACHMENT, ActionType.DELETE, False)]
+
+
+def test_scheduler_requeues_the_pod_when_a_csi_node_limit_is_raised():
+    """A pod over the node's EBS limit comes back as soon as the node's CSINode raises the limit
+    (CSINode/Update, isSchedulableAfterCSINodeUpdated: Queue), not at the 5-minute unschedulable
+    timeout; an update raising no limit leaves it where it is (QueueSkip)."""
+    from fastsched.scheduler import Scheduler
+
+    s = Scheduler()
+    s.add_node(node("node-1"))
+    s.add([*_objects(), csi_node_manifest("node-1", {EBS: 1})])
+    s.add_pod(pod("existing", ["csi-ebs.csi.aws.com-0"], node_name="node-1"))
+    s.add_pod(pod("p", ["csi-ebs.csi.aws.com-1"]))
+    (r,) = s.run(until=s.clock.now() + 60)
+    assert r.status == "Unschedulable" and ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED in r.message and r.attempts == 1
+    s.update_object(csi_node_manifest("node-1", {EBS: 1}, topology_keys=("zone",)))  # no limit raised
+    (r,) = s.run(until=s.clock.now() + 60)
+    assert r.status == "Unschedulable" and r.attempts == 1
+    s.update_object(csi_node_manifest("node-1", {EBS: 2}))
+    (r,) = s.run(until=s.clock.now() + 60)
+    assert r.status == "Scheduled" and r.node_name == "node-1"

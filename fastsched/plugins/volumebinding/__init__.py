@@ -587,17 +587,21 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             node_actions |= ActionType.UPDATE_NODE_TAINT  # covers Node/Add events lost to preCheck
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update), self._after_class),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update), self._after_pvc),
+            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update),
+                                 self.is_schedulable_after_storage_class_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                                 self.is_schedulable_after_persistent_volume_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update), self._after_csi_node),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE), self._after_csi_driver),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update), self._after_capacity),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update), self.is_schedulable_after_csi_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),
+                                 self.is_schedulable_after_csi_driver_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update),
+                                 self.is_schedulable_after_csi_storage_capacity_change),
         ]
 
     @staticmethod
-    def _after_csi_node(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_csi_node_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if old is None:
             return QueueingHint.QUEUE, None
         if old.migrated_plugins != new.migrated_plugins:
@@ -605,19 +609,19 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def _after_pvc(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_persistent_volume_claim_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if new is None or pod.namespace != new.namespace:
             return QueueingHint.QUEUE_SKIP, None
         return (QueueingHint.QUEUE if new.name in pod_claim_names(pod) else QueueingHint.QUEUE_SKIP), None
 
     @staticmethod
-    def _after_class(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_storage_class_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if old is None or old.allowed_topologies != new.allowed_topologies:
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def _after_capacity(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_csi_storage_capacity_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if old is None:
             return QueueingHint.QUEUE, None
 
@@ -630,7 +634,7 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def _after_csi_driver(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_csi_driver_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         for v in pod.volumes:
             csi = v.get("csi")
             if csi is None or csi.get("driver") != new.name:

@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ..._kernels import _table
-from ...api.storage import ANN_SELECTED_NODE, claim_class, claim_name_of_volume, volume_is_for_pod
+from ...api.storage import (ANN_SELECTED_NODE, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolumeClaim,
+                            StorageClass, claim_class, claim_name_of_volume, volume_is_for_pod)
 from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, ColumnForm
@@ -49,6 +50,7 @@ from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, SKIP, Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
+from ..helper.typed import as_typed
 from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
 from .binder import (BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, migration_dependent,
                      pod_claim_names, translated_node_affinity, without_affinity)
@@ -600,46 +602,68 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                                  self.is_schedulable_after_csi_storage_capacity_change),
         ]
 
+    # The hints type their objects as upstream's util.As does: an object of another type is answered
+    # with Queue and the error (isSchedulableAfter... in volume_binding.go), not raised or skipped.
     @staticmethod
     def is_schedulable_after_csi_node_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if old is None:
             return QueueingHint.QUEUE, None
-        if old.migrated_plugins != new.migrated_plugins:
+        original, modified, err = as_typed(CSINode, "*v1.CSINode", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert original is not None and modified is not None  # an update
+        if original.migrated_plugins != modified.migrated_plugins:
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def is_schedulable_after_persistent_volume_claim_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if new is None or pod.namespace != new.namespace:
+    def is_schedulable_after_persistent_volume_claim_change(pod: Pod, old: Any,
+                                                            new: Any) -> tuple[QueueingHint, Any]:
+        _, modified, err = as_typed(PersistentVolumeClaim, "*v1.PersistentVolumeClaim", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        if modified is None or pod.namespace != modified.namespace:
             return QueueingHint.QUEUE_SKIP, None
-        return (QueueingHint.QUEUE if new.name in pod_claim_names(pod) else QueueingHint.QUEUE_SKIP), None
+        return (QueueingHint.QUEUE if modified.name in pod_claim_names(pod) else QueueingHint.QUEUE_SKIP), None
 
     @staticmethod
     def is_schedulable_after_storage_class_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if old is None or old.allowed_topologies != new.allowed_topologies:
+        original, modified, err = as_typed(StorageClass, "*v1.StorageClass", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        if original is None or original.allowed_topologies != modified.allowed_topologies:
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
     def is_schedulable_after_csi_storage_capacity_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if old is None:
+        original, modified, err = as_typed(CSIStorageCapacity, "*v1.CSIStorageCapacity", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        if original is None:
             return QueueingHint.QUEUE, None
 
-        def limit(c: Any) -> Any:
+        def limit(c: CSIStorageCapacity) -> Any:
             return c.maximum_volume_size if c.maximum_volume_size is not None else c.capacity
 
-        new_limit, old_limit = limit(new), limit(old)
+        new_limit, old_limit = limit(modified), limit(original)
         if new_limit is not None and (old_limit is None or new_limit.value() > old_limit.value()):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
     def is_schedulable_after_csi_driver_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        original, modified, err = as_typed(CSIDriver, "*v1.CSIDriver", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert original is not None and modified is not None  # an update
         for v in pod.volumes:
             csi = v.get("csi")
-            if csi is None or csi.get("driver") != new.name:
+            if csi is None or csi.get("driver") != modified.name:
                 continue
-            if old.storage_capacity and not new.storage_capacity:
+            if original.storage_capacity and not modified.storage_capacity:
                 return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 

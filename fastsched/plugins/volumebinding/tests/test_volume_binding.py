@@ -429,3 +429,16 @@ CSI_DRIVER_CHANGE_ROWS = [
 def test_is_schedulable_after_csi_driver_change(name, the_pod, old, new, err, want):
     hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_csi_driver_change(the_pod, old, new)
     assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("old,new,want", [
+    ("test1,test2", "test2,test1", QueueingHint.QUEUE),  # the same plugins, another string
+    ("test1", "test1,", QueueingHint.QUEUE),
+    (None, "", QueueingHint.QUEUE_SKIP),  # absent and empty read the same
+], ids=["reordered", "trailing-comma", "absent-to-empty"])
+def test_is_schedulable_after_csi_node_change_compares_the_annotation_text(old, new, want):
+    """Not upstream's table: isSchedulableAfterCSINodeChange compares the migrated-plugins
+    annotation's values as strings, not as sets of plugins."""
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_csi_node_change(
+        _make_pod(), _csi_node(old), _csi_node(new))
+    assert (hint, error) == (want, None)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ..._kernels import _table
-from ...api.storage import (ANN_SELECTED_NODE, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolumeClaim,
+from ...api.storage import (ANN_MIGRATED_PLUGINS, ANN_SELECTED_NODE, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolumeClaim,
                             StorageClass, claim_class, claim_name_of_volume, volume_is_for_pod)
 from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
@@ -612,7 +612,8 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         if err is not None:
             return QueueingHint.QUEUE, err
         assert original is not None and modified is not None  # an update
-        if original.migrated_plugins != modified.migrated_plugins:
+        # upstream compares the annotation's values as strings ("a,b" -> "b,a" is a change)
+        if original.annotations.get(ANN_MIGRATED_PLUGINS, "") != modified.annotations.get(ANN_MIGRATED_PLUGINS, ""):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 

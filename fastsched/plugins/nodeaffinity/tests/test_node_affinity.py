@@ -345,6 +345,32 @@ def test_is_schedulable_after_node_change(name, added, old, new_obj, want, err):
     assert hint == want and (error is not None) == err
 
 
+@pytest.mark.parametrize("terms,want,err", [
+    ([{"matchExpressions": [expr("foo", "Gt", "x")]}], QueueingHint.QUEUE, True),
+    ([{"matchExpressions": [expr("foo", "Gt", "x")]}, {"matchExpressions": [expr("foo", "In", "bar")]}],
+     QueueingHint.QUEUE, False),
+    ([{"matchExpressions": [expr("foo", "Gt", "x")]}, {"matchExpressions": [expr("foo", "In", "baz")]}],
+     QueueingHint.QUEUE, True),
+], ids=["only-invalid-term", "valid-term-matches", "valid-term-does-not-match"])
+def test_is_schedulable_after_node_change_with_a_term_that_does_not_parse(terms, want, err):
+    """Not upstream's table: RequiredNodeAffinity.Match passes over a term that does not parse and
+    answers its error when no other term matches; the hint queues with it."""
+    hint, error = new(None, None).is_schedulable_after_node_change(
+        make_pod(required_terms=terms), None, make_node(labels={"foo": "bar"}))
+    assert hint == want and (error is not None) == err
+
+
+def test_is_schedulable_after_node_change_checks_the_enforced_affinity_first():
+    """Not upstream's table (its enforced rows would skip for the pod's affinity alone): a node
+    the pod matches but the scheduler-enforced affinity does not is QueueSkip."""
+    plugin = new(added_args(_FOO_IN_BAR), None)
+    the_pod = make_pod(required_terms=[{"matchExpressions": [expr("k", "In", "v")]}])
+    assert plugin.is_schedulable_after_node_change(the_pod, None, make_node(labels={"k": "v"})) == (
+        QueueingHint.QUEUE_SKIP, None)
+    assert plugin.is_schedulable_after_node_change(the_pod, None, make_node(labels={"k": "v", "foo": "bar"})) == (
+        QueueingHint.QUEUE, None)
+
+
 RANDOM_ARGS = [
     None,
     added_args([{"matchExpressions": [expr("topology.kubernetes.io/zone", "In", "zone-a", "zone-b")]},

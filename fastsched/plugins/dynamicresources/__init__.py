@@ -106,6 +106,7 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
                                      VectorizedScorePlugin)
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
+from ..helper.typed import as_typed
 from .manager import DRAManager, manager_for
 from . import nodeallocatable as na
 from .resourceclaim import (ClaimLookupError, bind_to, claim_name, claim_name_from_pod_group, is_for_pod,
@@ -1511,6 +1512,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         """``isSchedulableAfterClaimChange``: a deleted claim queues the pod only when it still had
         an allocation (v1.37.2 registers claim deletes: DynamicResources' PostFilter deletes the
         extended resource claim of a prior cycle)."""
+        # Upstream util.As[*resourceapi.ResourceClaim]: an object of another type is answered with
+        # Queue and an error (isSchedulableAfterClaimChange), not raised.
+        old, new, err = as_typed(ResourceClaim, "*v1.ResourceClaim", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, TypeError(f"unexpected object in isSchedulableAfterClaimChange: {err}")
         if new is None:
             if old is not None and old.allocation is not None:
                 return QueueingHint.QUEUE, None

@@ -15,11 +15,12 @@ from ...framework.vectorized import (VectorizedFilterPlugin, VectorizedScoreExte
 from ...framework.columns import NODES, NORMALIZE_DEFAULT, ColumnForm
 from ...framework.cycle_state import CycleState, NotFoundError
 from ...framework.interface import (ActionType, ClusterEvent, ClusterEventWithHint, EnqueueExtensions,
-                                    EventResource, PreFilterPlugin, PreScorePlugin)
+                                    EventResource, PreFilterPlugin, PreScorePlugin, QueueingHint)
 from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, Code, Status, StatusError
 from ...framework.types import NodeScore, PreFilterResult
 from ..helper.args import validated_args
+from ..helper.typed import as_typed
 from ..helper.node_selector import match_labels_mask, node_selector_mask, preferred_terms_score
 from ..helper.normalize_score import default_normalize_score
 
@@ -48,6 +49,28 @@ _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 def _aggregate(errors: Sequence[str]) -> str:
     """Go's ``errors.NewAggregate(errs).Error()``: one message as is, several as ``[a, b]``."""
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+def _match_with_error(affinity: "RequiredNodeAffinity", node: Node) -> tuple[bool, Exception | None]:
+    """Upstream ``RequiredNodeAffinity.Match`` with its error: the nodeSelector map first, then the
+    required terms; a term that does not parse is passed over, and when no valid term matches, the
+    parse errors are the error (``LazyErrorNodeSelector.Match``)."""
+    labels = node.labels
+    for key, value in (affinity.node_selector or {}).items():
+        if labels.get(key) != value:
+            return False, None
+    if affinity.required is None:
+        return True, None
+    errors: list[str] = []
+    for term in affinity.required.terms:
+        if term.parse_errors:
+            errors.extend(term.parse_errors)
+            continue
+        if term.matches(node):
+            return True, None
+    if not errors:
+        return False, None
+    return False, ValueError(errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]")
 
 
 class RequiredNodeAffinity:
@@ -227,7 +250,34 @@ class NodeAffinity(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vect
         if not self._queue_hints:
             # Without queueing hints the preCheck may swallow Node/Add, so taint updates count too.
             action |= ActionType.UPDATE_NODE_TAINT
-        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, action))]
+        return [ClusterEventWithHint(ClusterEvent(EventResource.NODE, action), self.is_schedulable_after_node_change)]
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: object,
+                                         new_obj: object) -> tuple[QueueingHint, Exception | None]:
+        """Upstream ``isSchedulableAfterNodeChange``: QueueSkip unless the added or updated node
+        matches the scheduler-enforced affinity and the pod's required affinity (nodeSelector
+        included); for an update, also unless the old node did not match the pod's. A term that
+        does not parse makes the match an error (Queue with it), as upstream's lazy selector does."""
+        original, modified, err = as_typed(Node, "*v1.Node", old_obj, new_obj)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        if self.added_node_selector is not None and not self.added_node_selector.matches(modified):
+            return QueueingHint.QUEUE_SKIP, None
+        required = RequiredNodeAffinity.of(pod)
+        matched, err = _match_with_error(required, modified)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        if not matched:
+            return QueueingHint.QUEUE_SKIP, None
+        if original is None:
+            return QueueingHint.QUEUE, None  # an added node the pod's affinity matches
+        was_matched, err = _match_with_error(required, original)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        if was_matched:
+            return QueueingHint.QUEUE_SKIP, None  # it matched before the update too
+        return QueueingHint.QUEUE, None
 
     # -- PreFilter --------------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any, Hashable, Iterable
 
 import numpy as np
 
+from ...api.resource import DeviceClass
 from ...dra.extended_resources import DEVICE_CLASS_PREFIX, is_dra_extended_resource_name
 from ...features import DRA_LIST_TYPE_ATTRIBUTES, feature_gates_of
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from ..dynamicresources.manager import manager_for
+from ..helper.typed import as_typed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
@@ -119,6 +121,11 @@ def clear_delegated(failed: np.ndarray, unresolvable: np.ndarray, table: NodeTab
 def is_schedulable_after_device_class_event(pod: Any, old: Any, new: Any) -> tuple[QueueingHint, Any]:
     """``isSchedulableAfterDeviceClassEvent``: a class added with the pod's implicit class name
     among its requests, or added / updated with a new ``extendedResourceName`` the pod requests."""
+    # Upstream util.As[*resourceapi.DeviceClass]: an object of another type is answered with Queue
+    # and an error (isSchedulableAfterDeviceClassEvent), not raised.
+    old, new, err = as_typed(DeviceClass, "*v1.DeviceClass", old, new)
+    if err is not None:
+        return QueueingHint.QUEUE, err
     if new is None:
         return QueueingHint.QUEUE_SKIP, None
     requests = pod.requests

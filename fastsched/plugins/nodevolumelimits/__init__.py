@@ -45,6 +45,7 @@ from ...framework.interface import (FILTER_NODE_ONLY, FILTER_PER_POD, ActionType
 from ...framework import signers
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
+from ..helper.typed import as_typed
 from ..volumebinding.storage_view import (CSI_DRIVER_OF_PLUGIN, PLUGIN_OF_SOURCE, RowCache, StorageLister,
                                           TranslationError, csi_migration_on, plugin_of_source, storage_version,
                                           translated_handle, verdicts_into_mask)
@@ -586,21 +587,40 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
     def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.ADD)),
+            # v1.37 csi.go: an updated CSINode requeues only when a driver's limit went up
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, ActionType.UPDATE),
+                                 self.is_schedulable_after_csi_node_updated),
             # v1.37 csi.go registers AssignedPod/Delete (v1.34: Pod/Delete), same hint
-            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                                 self.is_schedulable_after_assigned_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
-                                 self._after_pvc_added),
+                                 self.is_schedulable_after_pvc_added),
             ClusterEventWithHint(ClusterEvent(EventResource.VOLUME_ATTACHMENT, ActionType.DELETE)),
         ]
 
-    def _after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        """``isSchedulableAfterPodDeleted``: a bound (or nominated) pod that attached a claim,
+    def is_schedulable_after_assigned_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterAssignedPodDeleted``: a bound (or nominated) pod that attached a claim,
         ephemeral or migratable volume."""
         if old is None or not old.volumes or (not old.node_name and not getattr(old, "nominated_node_name", "")):
             return QueueingHint.QUEUE_SKIP, None
         return (QueueingHint.QUEUE if _uses_volumes(old) else QueueingHint.QUEUE_SKIP), None
 
-    def _after_pvc_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    @staticmethod
+    def is_schedulable_after_csi_node_updated(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterCSINodeUpdated``: Queue when some driver of the new CSINode allows
+        more volumes than it did (a driver without ``allocatable.count``, or absent before, counts
+        as 0), else QueueSkip; an object of another type is Queue with an error."""
+        original, modified, err = as_typed(CSINode, "*v1.CSINode", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, TypeError(f"unexpected objects in isSchedulableAfterCSINodeUpdated: {err}")
+        assert original is not None and modified is not None  # an update
+        old_limits = {d.name: d.count or 0 for d in original.drivers}
+        for d in modified.drivers:
+            if (d.count or 0) > old_limits.get(d.name, 0):
+                return QueueingHint.QUEUE, None
+        return QueueingHint.QUEUE_SKIP, None
+
+    def is_schedulable_after_pvc_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         """``isSchedulableAfterPVCAdded``: the pod uses the new claim."""
         if new is None or new.namespace != pod.namespace:
             return QueueingHint.QUEUE_SKIP, None

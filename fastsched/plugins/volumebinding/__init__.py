@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from ..._kernels import _table
-from ...api.storage import ANN_SELECTED_NODE, claim_class, claim_name_of_volume, volume_is_for_pod
+from ...api.storage import (ANN_MIGRATED_PLUGINS, ANN_SELECTED_NODE, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolumeClaim,
+                            StorageClass, claim_class, claim_name_of_volume, volume_is_for_pod)
 from ...config.args import MAX_CUSTOM_PRIORITY_SCORE, VolumeBindingArgs
 from ...framework import protocols as fwk
 from ...framework.columns import CYCLE, NODES, ColumnForm
@@ -49,6 +50,7 @@ from ...framework import signers
 from ...framework.status import MAX_NODE_SCORE, SKIP, Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin, VectorizedScorePlugin
 from ..helper.args import validated_args
+from ..helper.typed import as_typed
 from ..noderesources.scorers import MAX_UTILIZATION, BrokenLinearFunction, go_div
 from .binder import (BinderError, PodVolumeClaims, PodVolumes, VolumeBinder, migration_dependent,
                      pod_claim_names, translated_node_affinity, without_affinity)
@@ -587,55 +589,82 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             node_actions |= ActionType.UPDATE_NODE_TAINT  # covers Node/Add events lost to preCheck
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update), self._after_class),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update), self._after_pvc),
+            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, add_update),
+                                 self.is_schedulable_after_storage_class_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                                 self.is_schedulable_after_persistent_volume_claim_change),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update)),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update), self._after_csi_node),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE), self._after_csi_driver),
-            ClusterEventWithHint(ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update), self._after_capacity),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_NODE, add_update), self.is_schedulable_after_csi_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_DRIVER, ActionType.UPDATE),
+                                 self.is_schedulable_after_csi_driver_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.CSI_STORAGE_CAPACITY, add_update),
+                                 self.is_schedulable_after_csi_storage_capacity_change),
         ]
 
+    # The hints type their objects as upstream's util.As does: an object of another type is answered
+    # with Queue and the error (isSchedulableAfter... in volume_binding.go), not raised or skipped.
     @staticmethod
-    def _after_csi_node(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_csi_node_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
         if old is None:
             return QueueingHint.QUEUE, None
-        if old.migrated_plugins != new.migrated_plugins:
+        original, modified, err = as_typed(CSINode, "*v1.CSINode", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert original is not None and modified is not None  # an update
+        # upstream compares the annotation's values as strings ("a,b" -> "b,a" is a change)
+        if original.annotations.get(ANN_MIGRATED_PLUGINS, "") != modified.annotations.get(ANN_MIGRATED_PLUGINS, ""):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def _after_pvc(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if new is None or pod.namespace != new.namespace:
+    def is_schedulable_after_persistent_volume_claim_change(pod: Pod, old: Any,
+                                                            new: Any) -> tuple[QueueingHint, Any]:
+        _, modified, err = as_typed(PersistentVolumeClaim, "*v1.PersistentVolumeClaim", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        if modified is None or pod.namespace != modified.namespace:
             return QueueingHint.QUEUE_SKIP, None
-        return (QueueingHint.QUEUE if new.name in pod_claim_names(pod) else QueueingHint.QUEUE_SKIP), None
+        return (QueueingHint.QUEUE if modified.name in pod_claim_names(pod) else QueueingHint.QUEUE_SKIP), None
 
     @staticmethod
-    def _after_class(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if old is None or old.allowed_topologies != new.allowed_topologies:
+    def is_schedulable_after_storage_class_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        original, modified, err = as_typed(StorageClass, "*v1.StorageClass", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        if original is None or original.allowed_topologies != modified.allowed_topologies:
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def _after_capacity(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if old is None:
+    def is_schedulable_after_csi_storage_capacity_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        original, modified, err = as_typed(CSIStorageCapacity, "*v1.CSIStorageCapacity", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert modified is not None  # an add or an update
+        if original is None:
             return QueueingHint.QUEUE, None
 
-        def limit(c: Any) -> Any:
+        def limit(c: CSIStorageCapacity) -> Any:
             return c.maximum_volume_size if c.maximum_volume_size is not None else c.capacity
 
-        new_limit, old_limit = limit(new), limit(old)
+        new_limit, old_limit = limit(modified), limit(original)
         if new_limit is not None and (old_limit is None or new_limit.value() > old_limit.value()):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
     @staticmethod
-    def _after_csi_driver(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_csi_driver_change(pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        original, modified, err = as_typed(CSIDriver, "*v1.CSIDriver", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, err
+        assert original is not None and modified is not None  # an update
         for v in pod.volumes:
             csi = v.get("csi")
-            if csi is None or csi.get("driver") != new.name:
+            if csi is None or csi.get("driver") != modified.name:
                 continue
-            if old.storage_capacity and not new.storage_capacity:
+            if original.storage_capacity and not modified.storage_capacity:
                 return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 

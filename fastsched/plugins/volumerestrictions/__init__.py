@@ -311,13 +311,15 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
         if not self._enable_scheduling_queue_hint:
             node_actions |= ActionType.UPDATE_NODE_TAINT | ActionType.UPDATE_NODE_LABEL
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE), self._after_pod_deleted),
+            ClusterEventWithHint(ClusterEvent(EventResource.ASSIGNED_POD, ActionType.DELETE),
+                                 self.is_schedulable_after_assigned_pod_deleted),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
             ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD),
-                                 self._after_pvc_added),
+                                 self.is_schedulable_after_persistent_volume_claim_added),
         ]
 
-    def _after_pvc_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+    def is_schedulable_after_persistent_volume_claim_added(self, pod: Pod, old: Any,
+                                                           new: Any) -> tuple[QueueingHint, Any]:
         """``isSchedulableAfterPersistentVolumeClaimAdded``: the pod uses the new claim."""
         if new is None or new.namespace != pod.namespace:
             return QueueingHint.QUEUE_SKIP, None
@@ -325,8 +327,8 @@ class VolumeRestrictions(PreFilterPlugin, VectorizedFilterPlugin, PreFilterExten
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
-    def _after_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        """``isSchedulableAfterPodDeleted``: the deleted pod had a conflicting disk or a claim of
+    def is_schedulable_after_assigned_pod_deleted(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        """``isSchedulableAfterAssignedPodDeleted``: the deleted pod had a conflicting disk or a claim of
         the same name in the pod's namespace."""
         deleted = old
         if deleted is None or deleted.namespace != pod.namespace:

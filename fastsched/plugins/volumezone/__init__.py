@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ...api.storage import WAIT_FOR_FIRST_CONSUMER, claim_class, volume_source
+from ...api.storage import (WAIT_FOR_FIRST_CONSUMER, PersistentVolume, PersistentVolumeClaim, StorageClass,
+                            claim_class, volume_source)
 from ...framework import protocols as fwk
 from ...framework.columns import FILTER_EACH_CYCLE, FILTER_SKIPPED, ColumnForm
 from ...framework.cycle_state import CycleState
@@ -33,6 +34,7 @@ from ...framework.interface import (FILTER_NODE_ONLY, ActionType, ClusterEvent, 
 from ...framework import signers
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts, VectorizedFilterPlugin
+from ..helper.typed import as_typed
 from ..volumebinding.storage_view import StorageLister
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -217,29 +219,61 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
             node_actions |= ActionType.UPDATE_NODE_TAINT
         add_update = ActionType.ADD | ActionType.UPDATE
         return [
-            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD), self._after_class_added),
+            ClusterEventWithHint(ClusterEvent(EventResource.STORAGE_CLASS, ActionType.ADD),
+                                 self.is_schedulable_after_storage_class_added),
             ClusterEventWithHint(ClusterEvent(EventResource.NODE, node_actions)),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update), self._after_pvc),
-            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update), self._after_pv),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME_CLAIM, add_update),
+                                 self.is_schedulable_after_persistent_volume_claim_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.PERSISTENT_VOLUME, add_update),
+                                 self.is_schedulable_after_persistent_volume_change),
         ]
 
-    def _after_class_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if new is not None and new.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
+    # The hints type their objects as upstream's util.As does: an object of another type is answered
+    # with Queue and an error (isSchedulableAfter... in volume_zone.go), not raised.
+    def is_schedulable_after_storage_class_added(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
+        _, added, err = as_typed(StorageClass, "*v1.StorageClass", None, new)
+        if err is not None:
+            return QueueingHint.QUEUE, TypeError(f"unexpected objects in isSchedulableAfterStorageClassAdded: {err}")
+        if added is not None and added.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER:
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
-    def _after_pvc(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if new is not None and new.namespace == pod.namespace and new.name in _claim_names(pod):
+    def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old: Any,
+                                                            new: Any) -> tuple[QueueingHint, Any]:
+        _, modified, err = as_typed(PersistentVolumeClaim, "*v1.PersistentVolumeClaim", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, TypeError(
+                f"unexpected objects in isSchedulableAfterPersistentVolumeClaimChange: {err}")
+        if modified is not None and modified.namespace == pod.namespace and modified.name in _claim_names(pod):
             return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
 
-    def _after_pv(self, pod: Pod, old: Any, new: Any) -> tuple[QueueingHint, Any]:
-        if old is None:
+    def is_schedulable_after_persistent_volume_change(self, pod: Pod, old: Any,
+                                                      new: Any) -> tuple[QueueingHint, Any]:
+        original, modified, err = as_typed(PersistentVolume, "*v1.PersistentVolume", old, new)
+        if err is not None:
+            return QueueingHint.QUEUE, TypeError(f"unexpected objects in isSchedulableAfterPersistentVolumeChange: {err}")
+        if original is None:
             return QueueingHint.QUEUE, None
-        for key in TOPOLOGY_LABELS:
-            if old.labels.get(key) != new.labels.get(key):
-                return QueueingHint.QUEUE, None
+        assert modified is not None  # an update
+        if _pv_topologies(original) != _pv_topologies(modified):
+            return QueueingHint.QUEUE, None
         return QueueingHint.QUEUE_SKIP, None
+
+
+def _pv_topologies(pv: PersistentVolume) -> list[tuple[str, frozenset[str]]]:
+    """Upstream ``getPVTopologies``: per topology label the PV carries, in ``topologyLabels``' order,
+    the set of its ``__``-separated zones; a value that does not parse is left out. The hint compares
+    these, not the raw values: "a__b" and "b__a" are the same topology."""
+    out = []
+    for key in TOPOLOGY_LABELS:
+        value = pv.labels.get(key)
+        if value is None:
+            continue
+        zones = _label_zones_to_set(value)
+        if zones is not None:
+            out.append((key, zones))
+    return out
 
 
 def new(args: Any, handle: fwk.Handle) -> VolumeZone:

@@ -602,27 +602,43 @@ def _hint_class(name: str = "", ern: str | None = None) -> DeviceClass:
     return DeviceClass(name=name, extended_resource_name=ern or "")
 
 
-@pytest.mark.parametrize("name,requests,old,new,want", [
-    ("skip-queue-on-class-nil-extended-resource-name-pointer", {ERN: 1}, _hint_class(), _hint_class(), "skip"),
-    ("skip-queue-on-class-same-extended-resource-name", {ERN: 1}, _hint_class(ern=ERN), _hint_class(ern=ERN), "skip"),
+# Upstream Test_isSchedulableAfterDeviceClassChange (v1.37.2, fit_test.go): (name, the pod's
+# requests, old class, new class, hint, error). ``newResourcePod(framework.Resource{Memory: 2})`` is a
+# pod requesting memory 2. Upstream's two "...-pointer" rows differ from the "same-..." one only in
+# Go pointers (one shared string, or a nil pointer); a Python class holds the name as a string.
+DEVICE_CLASS_CHANGE_ROWS = [
+    ("backoff-wrong-new-object", {}, None, "not-a-class", "queue", True),
+    ("backoff-wrong-old-object", {}, "not-a-class", _hint_class(), "queue", True),
+    ("skip-queue-on-class-nil-extended-resource-name-pointer", {"memory": 2}, _hint_class(), _hint_class(),
+     "skip", False),
+    ("skip-queue-on-class-same-extended-resource-name-pointer", {"memory": 2}, _hint_class(ern=ERN),
+     _hint_class(ern=ERN), "skip", False),
+    ("skip-queue-on-class-same-extended-resource-name", {"memory": 2}, _hint_class(ern=ERN), _hint_class(ern=ERN),
+     "skip", False),
     ("queue-on-class-add-with-implicit-extended-resource-name", {DEVICE_CLASS_PREFIX + "gpuclass": 1}, None,
-     _hint_class("gpuclass", ERN), "queue"),
+     _hint_class("gpuclass", ERN), "queue", False),
     ("skip-on-class-add-with-implicit-extended-resource-name-not-matching", {DEVICE_CLASS_PREFIX + "gpuclass": 1},
-     None, _hint_class("myclass", ERN), "skip"),
+     None, _hint_class("myclass", ERN), "skip", False),
     ("skip-on-class-add-with-explicit-extended-resource-name-not-matching", {"example.com/othergpu": 1}, None,
-     _hint_class("myclass", ERN), "skip"),
+     _hint_class("myclass", ERN), "skip", False),
     ("skip-on-class-update-with-implicit-extended-resource-name", {DEVICE_CLASS_PREFIX + "gpuclass": 1},
-     _hint_class("gpuclass"), _hint_class("gpuclass", ERN), "skip"),
-    ("queue-on-class-add-with-extended-resource-name", {ERN: 1}, None, _hint_class(ern=ERN), "queue"),
+     _hint_class("gpuclass"), _hint_class("gpuclass", ERN), "skip", False),
+    ("queue-on-class-add-with-extended-resource-name", {ERN: 1}, None, _hint_class(ern=ERN), "queue", False),
     ("queue-on-class-update-with-extended-resource-name", {ERN: 1}, _hint_class(ern=ERN + "1"), _hint_class(ern=ERN),
-     "queue"),
-])
-def test_fit_is_schedulable_after_device_class_event(name, requests, old, new, want):
+     "queue", False),
+]
+
+
+@pytest.mark.parametrize("name,requests,old,new,want,err", DEVICE_CLASS_CHANGE_ROWS,
+                         ids=[r[0] for r in DEVICE_CLASS_CHANGE_ROWS])
+def test_fit_is_schedulable_after_device_class_event(name, requests, old, new, want, err):
     from fastsched.framework.interface import QueueingHint
     from fastsched.plugins.noderesources.dra_extended import is_schedulable_after_device_class_event
 
-    hint, _ = is_schedulable_after_device_class_event(ext_pod(requests), old, new)
+    target = ext_pod(requests) if requests else Pod(name="p")
+    hint, error = is_schedulable_after_device_class_event(target, old, new)
     assert hint == (QueueingHint.QUEUE if want == "queue" else QueueingHint.QUEUE_SKIP)
+    assert (error is not None) == err
 
 
 # -- NodeResourcesFit's Score: TestFitScore's DRA-backed extended resource cases ---------------------

@@ -8,7 +8,8 @@ import pytest
 
 from fastsched.api import Node, Pod
 from fastsched.config.args import NodeAffinityArgs
-from fastsched.framework import ActionType, Code, CycleState, EventResource, NodeInfo, NodeScore, PreFilterResult
+from fastsched.framework import (ActionType, Code, CycleState, EventResource, NodeInfo, NodeScore, PreFilterResult,
+                                 QueueingHint)
 from fastsched.plugins.helper.tests.support import random_affinity_pod, single_plugin_framework
 from fastsched.plugins.nodeaffinity import (ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD, NAME,
                                             NodeAffinity, new)
@@ -303,10 +304,71 @@ def test_framework_reports_invalid_args():
 
 
 def test_events_to_register():
-    assert [(e.event.resource, e.event.action_type) for e in NodeAffinity().events_to_register()] == [
-        (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL)]
+    # v1.37.2: Node Add|UpdateNodeLabel with isSchedulableAfterNodeChange
+    assert [(e.event.resource, e.event.action_type, e.queueing_hint_fn is not None)
+            for e in NodeAffinity().events_to_register()] == [
+        (EventResource.NODE, ActionType.ADD | ActionType.UPDATE_NODE_LABEL, True)]
     assert [e.event.action_type for e in NodeAffinity(enable_scheduling_queue_hint=False).events_to_register()] == [
         ActionType.ADD | ActionType.UPDATE_NODE_LABEL | ActionType.UPDATE_NODE_TAINT]
+
+
+_FOO_IN_BAR = [{"matchExpressions": [expr("foo", "In", "bar")]}]
+_POD_WITH_NODE_AFFINITY = make_pod(required_terms=_FOO_IN_BAR)
+# Upstream Test_isSchedulableAfterNodeChange (v1.37.2): (name, args, old, new, hint, error); the pod
+# has the required affinity foo In [bar]. st.MakeNode().Capacity(nil) leaves the node as it was: the
+# two "unrelated" rows compare nodes that differ in nothing the hint reads.
+NODE_CHANGE_ROWS = [
+    ("backoff-wrong-new-object", None, None, "not-a-node", QueueingHint.QUEUE, True),
+    ("backoff-wrong-old-object", None, "not-a-node", make_node(), QueueingHint.QUEUE, True),
+    ("skip-queue-on-add", None, None, make_node(), QueueingHint.QUEUE_SKIP, False),
+    ("queue-on-add", None, None, make_node(labels={"foo": "bar"}), QueueingHint.QUEUE, False),
+    ("skip-unrelated-changes", None, make_node(), make_node(), QueueingHint.QUEUE_SKIP, False),
+    ("skip-unrelated-changes-on-labels", None, make_node(), make_node(labels={"k": "v"}), QueueingHint.QUEUE_SKIP,
+     False),
+    ("skip-labels-changes-on-node-from-suitable-to-unsuitable", None, make_node(labels={"foo": "bar"}),
+     make_node(labels={"k": "v"}), QueueingHint.QUEUE_SKIP, False),
+    ("queue-on-labels-change-makes-pod-schedulable", None, make_node(), make_node(labels={"foo": "bar"}),
+     QueueingHint.QUEUE, False),
+    ("skip-unrelated-change-that-keeps-pod-schedulable", None, make_node(labels={"foo": "bar"}),
+     make_node(labels={"foo": "bar"}), QueueingHint.QUEUE_SKIP, False),
+    ("skip-queue-on-add-scheduler-enforced-node-affinity", _FOO_IN_BAR, None, make_node(), QueueingHint.QUEUE_SKIP,
+     False),
+    ("queue-on-add-scheduler-enforced-node-affinity", _FOO_IN_BAR, None, make_node(labels={"foo": "bar"}),
+     QueueingHint.QUEUE, False),
+]
+
+
+@pytest.mark.parametrize("name,added,old,new_obj,want,err", NODE_CHANGE_ROWS, ids=[r[0] for r in NODE_CHANGE_ROWS])
+def test_is_schedulable_after_node_change(name, added, old, new_obj, want, err):
+    plugin = new(added_args(added) if added is not None else NodeAffinityArgs(), None)
+    hint, error = plugin.is_schedulable_after_node_change(_POD_WITH_NODE_AFFINITY, old, new_obj)
+    assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("terms,want,err", [
+    ([{"matchExpressions": [expr("foo", "Gt", "x")]}], QueueingHint.QUEUE, True),
+    ([{"matchExpressions": [expr("foo", "Gt", "x")]}, {"matchExpressions": [expr("foo", "In", "bar")]}],
+     QueueingHint.QUEUE, False),
+    ([{"matchExpressions": [expr("foo", "Gt", "x")]}, {"matchExpressions": [expr("foo", "In", "baz")]}],
+     QueueingHint.QUEUE, True),
+], ids=["only-invalid-term", "valid-term-matches", "valid-term-does-not-match"])
+def test_is_schedulable_after_node_change_with_a_term_that_does_not_parse(terms, want, err):
+    """Not upstream's table: RequiredNodeAffinity.Match passes over a term that does not parse and
+    answers its error when no other term matches; the hint queues with it."""
+    hint, error = new(None, None).is_schedulable_after_node_change(
+        make_pod(required_terms=terms), None, make_node(labels={"foo": "bar"}))
+    assert hint == want and (error is not None) == err
+
+
+def test_is_schedulable_after_node_change_checks_the_enforced_affinity_first():
+    """Not upstream's table (its enforced rows would skip for the pod's affinity alone): a node
+    the pod matches but the scheduler-enforced affinity does not is QueueSkip."""
+    plugin = new(added_args(_FOO_IN_BAR), None)
+    the_pod = make_pod(required_terms=[{"matchExpressions": [expr("k", "In", "v")]}])
+    assert plugin.is_schedulable_after_node_change(the_pod, None, make_node(labels={"k": "v"})) == (
+        QueueingHint.QUEUE_SKIP, None)
+    assert plugin.is_schedulable_after_node_change(the_pod, None, make_node(labels={"k": "v", "foo": "bar"})) == (
+        QueueingHint.QUEUE, None)
 
 
 RANDOM_ARGS = [

@@ -88,13 +88,18 @@ def test_filter(name, enabled, node_features, reqs, want):
     assert _verdict(plugin.filter_vectorized(state, pod, snapshot.batch()).status(0)) == want
 
 
-# -- TestEnqueueExtensionsNodeUpdate, TestIsSchedulableAfterTargetPodUpdate, TestEventsToRegister --
-@pytest.mark.parametrize("old, new_, want", [
-    (None, _node(features=["FeatureA"]), QueueingHint.QUEUE),                          # Node Add with feature
-    (_node(), _node(features=["FeatureA"]), QueueingHint.QUEUE),                       # features added
-    (_node(features=["FeatureA"]), _node(features=["FeatureA"]), QueueingHint.QUEUE_SKIP),  # unchanged
-])
-def test_is_schedulable_after_node_change(old, new_, want):
+# Upstream TestEnqueueExtensionsNodeUpdate (v1.37.2): (name, old node, new node, hint); the plugin
+# built with no features and version 1.35.0, as upstream's.
+NODE_UPDATE_ROWS = [
+    ("Node Add with feature", None, _node(features=["FeatureA"]), QueueingHint.QUEUE),
+    ("Node Update (Features Added)", _node(), _node(features=["FeatureA"]), QueueingHint.QUEUE),
+    ("Node Update (Features Unchanged)", _node(features=["FeatureA"]), _node(features=["FeatureA"]),
+     QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name, old, new_, want", NODE_UPDATE_ROWS, ids=[r[0] for r in NODE_UPDATE_ROWS])
+def test_is_schedulable_after_node_change(name, old, new_, want):
     plugin = NodeDeclaredFeatures(framework=Framework([]), version=(1, 35, 0))
     assert plugin.is_schedulable_after_node_change(Pod(name="test-pod"), old, new_) == (want, None)
 
@@ -109,23 +114,35 @@ class _Sequence:
         return self.answers.pop(0)
 
 
-@pytest.mark.parametrize("name, infer, version, want, err", [
-    ("Pod Update adds requirement", _Sequence(False, True), (1, 35, 0), QueueingHint.QUEUE, None),
-    ("Pod Update removes requirement", _Sequence(True, False), (1, 35, 0), QueueingHint.QUEUE, None),
-    ("Pod Update with no change in requirements", lambda pod: False, (1, 35, 0), QueueingHint.QUEUE_SKIP, None),
-    ("Infer returns error", lambda pod: True, None, QueueingHint.QUEUE, "target version cannot be nil"),
-])
-def test_is_schedulable_after_target_pod_update(name, infer, version, want, err):
+_TARGET = Pod(name="test-pod", uid="123")
+_TARGET_FOO = Pod(name="test-pod", uid="123", labels={"foo": "bar"})
+# Upstream TestIsSchedulableAfterTargetPodUpdate (v1.37.2): (name, InferForScheduling script,
+# component version, old pod, new pod, hint, error).
+TARGET_POD_UPDATE_ROWS = [
+    ("Pod Update adds requirement", _Sequence(False, True), (1, 35, 0), _TARGET, _TARGET_FOO,
+     QueueingHint.QUEUE, None),
+    ("Pod Update removes requirement", _Sequence(True, False), (1, 35, 0), _TARGET_FOO, _TARGET,
+     QueueingHint.QUEUE, None),
+    ("Pod Update with no change in requirements", lambda pod: False, (1, 35, 0), _TARGET, _TARGET,
+     QueueingHint.QUEUE_SKIP, None),
+    ("Infer returns error", lambda pod: True, None, _TARGET, _TARGET_FOO,
+     QueueingHint.QUEUE, "target version cannot be nil"),
+]
+
+
+@pytest.mark.parametrize("name, infer, version, old, new_pod, want, err", TARGET_POD_UPDATE_ROWS,
+                         ids=[r[0] for r in TARGET_POD_UPDATE_ROWS])
+def test_is_schedulable_after_target_pod_update(name, infer, version, old, new_pod, want, err):
     plugin = NodeDeclaredFeatures(framework=Framework([Feature("TestFeature", infer)]), version=version)
-    old = Pod(name="test-pod", uid="123")
-    new_pod = Pod(name="test-pod", uid="123", labels={"foo": "bar"})
-    hint, got_err = plugin.is_schedulable_after_target_pod_update(old, old, new_pod)
+    hint, got_err = plugin.is_schedulable_after_target_pod_update(_TARGET, old, new_pod)
     assert hint == want
     assert (None if got_err is None else str(got_err)) == err
 
 
-@pytest.mark.parametrize("enabled, n", [(False, 0), (True, 2)])
-def test_events_to_register(enabled, n):
+# Upstream TestEventsToRegister (v1.37.2): (name, enabled, number of events).
+@pytest.mark.parametrize("name, enabled, n", [("plugin disabled", False, 0), ("plugin enabled", True, 2)],
+                         ids=["plugin disabled", "plugin enabled"])
+def test_events_to_register(name, enabled, n):
     events = NodeDeclaredFeatures(enabled=enabled).events_to_register()
     assert len(events) == n
     if enabled:

@@ -478,7 +478,13 @@ def test_args_validation():
 
 def test_events_to_register():
     """Upstream TestEventsToRegister (v1.37.2) with InPlacePodVerticalScaling and DRAExtendedResource
-    on (both GA): fastsched's order puts the DeviceClass event before the scale-down ones."""
+    on (both GA): fastsched's order puts the DeviceClass event before the scale-down ones.
+
+    None of upstream's three rows is transcribed: each turns one of the two gates off ("Register
+    events with InPlacePodVerticalScaling feature enabled" leaves DRAExtendedResource off, "...
+    with default features" both, "... with DRAExtendedResource feature enabled"
+    InPlacePodVerticalScaling), and both are GA and locked to on at v1.37.2, as here. This is
+    their union, the registration v1.37.2 makes."""
     registered = new_fit().events_to_register()
     events = [(e.event.resource, e.event.action_type) for e in registered]
     assert events == [(EventResource.ASSIGNED_POD, ActionType.DELETE),
@@ -625,7 +631,9 @@ def _rpod(name: str, cpu: str | None = None, memory: str | None = None, node_nam
         nominated_node_name=nominated)
 
 
-# Upstream Test_isSchedulableAfterAssignedPodDelete (v1.37.2); its two deferred-resize rows need
+# Upstream Test_isSchedulableAfterAssignedPodDelete (v1.37.2). Not transcribed: its two deferred-resize
+# rows, "skip-queue-on-other-pod-deleted-different-node-when-deferred" and
+# "queue-on-other-pod-deleted-same-node-when-deferred", which need
 # InPlacePodVerticalScalingSchedulerPreemption (alpha, fixed off here).
 @pytest.mark.parametrize("target,old,want,err", [
     (_rpod("pod1"), "not-a-pod", QueueingHint.QUEUE, True),
@@ -640,14 +648,22 @@ def test_is_schedulable_after_assigned_pod_delete(target, old, want, err):
 
 
 @pytest.mark.parametrize("target", [_rpod("pod1", cpu="1"), _rpod("pod1", pod_level={"cpu": "1"})],
-                         ids=["some-resource", "some-pod-level-resource"])
+                         ids=["queue-on-target-pod-some-resource-scale-down",
+                              "queue-on-target-pod-some-pod-level-resource-scale-down"])
 def test_is_schedulable_after_target_pod_scale_down(target):
-    """Upstream Test_isSchedulableAfterTargetPodScaleDown (v1.37.2)."""
+    """Upstream Test_isSchedulableAfterTargetPodScaleDown (v1.37.2), its two rows.
+
+    Not transcribed: Test_isSchedulableAfterTargetPodScaleUp (2 rows) and
+    Test_isSchedulableAfterAssignedPodScaleUp (5 rows): the scale-up events and their hints exist
+    only with InPlacePodVerticalScalingSchedulerPreemption (alpha, fixed off here), which fastsched
+    does not register (docs/reference/deviations.md)."""
     assert new_fit().is_schedulable_after_target_pod_scale_down(target, None, None) == (QueueingHint.QUEUE, None)
 
 
-# Upstream Test_isSchedulableAfterAssignedPodScaleDown (v1.37.2); the deferred-resize rows need the
-# alpha gate, off here.
+# Upstream Test_isSchedulableAfterAssignedPodScaleDown (v1.37.2). Not transcribed: its deferred-resize
+# rows "skip-queue-on-other-pod-scaled-down-different-node-when-deferred" and
+# "queue-on-other-pod-scaled-down-same-node-when-deferred", which need
+# InPlacePodVerticalScalingSchedulerPreemption (alpha, fixed off here).
 @pytest.mark.parametrize("target,old,new_obj,want,err", [
     (_rpod("pod1"), "not-a-pod", None, QueueingHint.QUEUE, True),
     (_rpod("pod1"), None, "not-a-pod", QueueingHint.QUEUE, True),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from fastsched.api.load import load_objects
 from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.interface import ActionType, EventResource, QueueingHint
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
 from fastsched.snapshot import build_snapshot
@@ -408,3 +410,114 @@ def test_kept_driver_maximum_follows_pods_coming_and_going(seed):
             assert pl._count_max[EBS] == int(col.max()), step
             checked += 1
     assert checked > 10 and refused > 0
+
+
+# -- queueing hints ---------------------------------------------------------------------------------
+def _hpod(name: str = "p", namespace: str = "default", *volumes: dict, node_name: str = ""):
+    """``st.MakePod()`` with the volumes, read without validation (upstream's volumes are sparse)."""
+    spec: dict = {"containers": [{"name": "c", "image": "img"}], "volumes": list(volumes)}
+    if node_name:
+        spec["nodeName"] = node_name
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+    return load_objects([manifest], validate=False)[0]
+
+
+def _pvc_volume(claim: str, name: str = "v") -> dict:
+    return {"name": name, "persistentVolumeClaim": {"claimName": claim}}
+
+
+# Upstream TestCSILimitsQHint (v1.37.2; isSchedulableAfterAssignedPodDeleted): (name, deleted pod's
+# volumes, whether it was scheduled, hint). The pod waiting is podEbs (claim csi-ebs.csi.aws.com-2);
+# a scheduled deleted pod is on upstream's "csiNode".
+ASSIGNED_POD_DELETED_ROWS = [
+    ("return a Queue when a deleted pod has a PVC", [_pvc_volume("placeholder")], True, QueueingHint.QUEUE),
+    ("return a Queue when a deleted pod has a inline migratable volume",
+     [{"name": "v", "awsElasticBlockStore": {}}], True, QueueingHint.QUEUE),
+    ("return a QueueSkip when a deleted pod doesn't have any volume", [], True, QueueingHint.QUEUE_SKIP),
+    ("return a QueueSkip when a deleted pod is not scheduled.", [_pvc_volume("csi-ebs.csi.aws.com-0")], False,
+     QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,volumes,scheduled,want", ASSIGNED_POD_DELETED_ROWS,
+                         ids=[r[0] for r in ASSIGNED_POD_DELETED_ROWS])
+def test_is_schedulable_after_assigned_pod_deleted(name, volumes, scheduled, want):
+    waiting = _hpod("p", "default", _pvc_volume("csi-ebs.csi.aws.com-2"))
+    deleted = _hpod("d", "default", *volumes, node_name="csiNode" if scheduled else "")
+    plugin = NodeVolumeLimits(Handle())
+    assert plugin.is_schedulable_after_assigned_pod_deleted(waiting, deleted, None) == (want, None)
+
+
+# Upstream TestCSILimitsAddedPVCQHint (v1.37.2; isSchedulableAfterPVCAdded): (name, pod, added claim
+# (name, namespace), hint). st.MakePersistentVolumeClaim() without Name has the name "".
+ADDED_PVC_ROWS = [
+    ("a pod isn't in the same namespace as an added PVC", _hpod("p", "ns1"), ("", "ns2"), QueueingHint.QUEUE_SKIP),
+    ("a pod is in the same namespace as an added PVC", _hpod("p", "ns1", _pvc_volume("pvc1")), ("pvc1", "ns1"),
+     QueueingHint.QUEUE),
+    ("a pod has an ephemeral volume related to an added PVC", _hpod("pod1", "ns1", {"name": "ephemeral", "ephemeral": {}}),
+     ("pod1-ephemeral", "ns1"), QueueingHint.QUEUE),
+    ("a pod doesn't have the same PVC as an added PVC", _hpod("p", "ns1", _pvc_volume("pvc1")), ("pvc2", "ns1"),
+     QueueingHint.QUEUE_SKIP),
+    ("a pod doesn't have any PVC attached", _hpod("p", "ns1"), ("pvc2", "ns1"), QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,the_pod,claim,want", ADDED_PVC_ROWS, ids=[r[0] for r in ADDED_PVC_ROWS])
+def test_is_schedulable_after_pvc_added(name, the_pod, claim, want):
+    added = load_objects([pvc_manifest(claim[0], namespace=claim[1])], validate=False)[0]
+    assert NodeVolumeLimits(Handle()).is_schedulable_after_pvc_added(the_pod, None, added) == (want, None)
+
+
+# Upstream TestCSILimitsAfterCSINodeUpdatedQHint (v1.37.2; isSchedulableAfterCSINodeUpdated): (name, old
+# ebs.csi.aws.com count, new count, hint) on CSINode "test-node".
+CSI_NODE_UPDATED_ROWS = [
+    ("limit raised, queue", 1, 2, QueueingHint.QUEUE),
+    ("limit decreased, skip queueing", 2, 1, QueueingHint.QUEUE_SKIP),
+    ("limit unchanged, skip queueing", 1, 1, QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,old_count,new_count,want", CSI_NODE_UPDATED_ROWS,
+                         ids=[r[0] for r in CSI_NODE_UPDATED_ROWS])
+def test_is_schedulable_after_csi_node_updated(name, old_count, new_count, want):
+    old, new = load_objects([csi_node_manifest("test-node", {EBS: old_count}),
+                             csi_node_manifest("test-node", {EBS: new_count})], validate=False)
+    test_pod = _hpod("test-pod", "ns1", _pvc_volume("csi-ebs.csi.aws.com-0"))
+    assert NodeVolumeLimits(Handle()).is_schedulable_after_csi_node_updated(test_pod, old, new) == (want, None)
+
+
+def test_events_to_register():
+    """v1.37.2 csi.go EventsToRegister: CSINode/Add without a hint, CSINode/Update with
+    isSchedulableAfterCSINodeUpdated, and the three others with theirs.
+
+    Not transcribed: TestCSILimitsDeletedVolumeAttachmentQHint (6 rows): fastsched has no
+    VolumeAttachment kind (see the module docstring), so no such object is ever deleted and the
+    event, registered as upstream's, carries no hint."""
+    events = NodeVolumeLimits(Handle()).events_to_register()
+    assert [(e.event.resource, e.event.action_type, e.queueing_hint_fn is not None) for e in events] == [
+        (EventResource.CSI_NODE, ActionType.ADD, False),
+        (EventResource.CSI_NODE, ActionType.UPDATE, True),
+        (EventResource.ASSIGNED_POD, ActionType.DELETE, True),
+        (EventResource.PERSISTENT_VOLUME_CLAIM, ActionType.ADD, True),
+        (EventResource.VOLUME_ATTACHMENT, ActionType.DELETE, False)]
+
+
+def test_scheduler_requeues_the_pod_when_a_csi_node_limit_is_raised():
+    """A pod over the node's EBS limit comes back as soon as the node's CSINode raises the limit
+    (CSINode/Update, isSchedulableAfterCSINodeUpdated: Queue), not at the 5-minute unschedulable
+    timeout; an update raising no limit leaves it where it is (QueueSkip)."""
+    from fastsched.scheduler import Scheduler
+
+    s = Scheduler()
+    s.add_node(node("node-1"))
+    s.add([*_objects(), csi_node_manifest("node-1", {EBS: 1})])
+    s.add_pod(pod("existing", ["csi-ebs.csi.aws.com-0"], node_name="node-1"))
+    s.add_pod(pod("p", ["csi-ebs.csi.aws.com-1"]))
+    (r,) = s.run(until=s.clock.now() + 60)
+    assert r.status == "Unschedulable" and ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED in r.message and r.attempts == 1
+    s.update_object(csi_node_manifest("node-1", {EBS: 1}, topology_keys=("zone",)))  # no limit raised
+    (r,) = s.run(until=s.clock.now() + 60)
+    assert r.status == "Unschedulable" and r.attempts == 1
+    s.update_object(csi_node_manifest("node-1", {EBS: 2}))
+    (r,) = s.run(until=s.clock.now() + 60)
+    assert r.status == "Scheduled" and r.node_name == "node-1"

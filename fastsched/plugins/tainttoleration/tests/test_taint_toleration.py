@@ -191,12 +191,16 @@ def test_is_schedulable_after_node_change(pod, old, new_obj, want, err):
         assert TaintToleration().is_schedulable_after_node_change(pod, new_obj, new_obj)[0] == QueueingHint.QUEUE_SKIP
 
 
-def test_is_schedulable_after_target_pod_toleration_change():
-    """Upstream Test_isSchedulableAfterTargetPodTolerationChange (v1.37.2)."""
-    old = Pod(name="pod-1", namespace="ns-1")
-    new_pod = old.replace(tolerations=(Toleration(key="foo", effect="NoSchedule"),))
-    assert TaintToleration().is_schedulable_after_target_pod_toleration_change(old, old, new_pod) == \
-        (QueueingHint.QUEUE, None)
+_POD_1 = Pod(name="pod-1", namespace="ns-1")
+
+
+# Upstream Test_isSchedulableAfterTargetPodTolerationChange (v1.37.2): (name, pod, old, new, hint).
+@pytest.mark.parametrize("name,the_pod,old,new_pod,want", [
+    ("queue-on-toleration-added", _POD_1, _POD_1,
+     _POD_1.replace(tolerations=(Toleration(key="foo", effect="NoSchedule"),)), QueueingHint.QUEUE),
+], ids=["queue-on-toleration-added"])
+def test_is_schedulable_after_target_pod_toleration_change(name, the_pod, old, new_pod, want):
+    assert TaintToleration().is_schedulable_after_target_pod_toleration_change(the_pod, old, new_pod) == (want, None)
 
 
 @pytest.mark.parametrize("seed", range(10))

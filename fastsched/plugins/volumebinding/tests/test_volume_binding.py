@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from fastsched.api.storage import ANN_BIND_COMPLETED, ANN_SELECTED_NODE, StorageClass
+from fastsched.api.load import load_objects
+from fastsched.api.storage import ANN_BIND_COMPLETED, ANN_SELECTED_NODE, CSIDriver, StorageClass
 from fastsched.framework.columns import CYCLE
 from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.interface import QueueingHint
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.volumebinding import REASON_UNBOUND_IMMEDIATE, STATE_KEY, VolumeBinding
 from fastsched.plugins.volumebinding.binder import (ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT,
@@ -247,3 +249,196 @@ def test_missing_claim_error_text_is_the_v137_assume_caches():
     with pytest.raises(BinderError) as e:
         pl.binder.pod_volume_claims(pod("pod-a", ["gone"]))
     assert str(e.value) == 'error getting PVC "default/gone": persistentvolumeclaims "default/gone" not found'
+
+
+# -- queueing hints ---------------------------------------------------------------------------------
+def _obj(manifest: dict):
+    """The object of ``manifest``, read without validation."""
+    return load_objects([manifest], validate=False)[0]
+
+
+def _make_pod(name: str = "pod-a", *volumes: dict, namespace: str = "default"):
+    """Upstream's ``makePod(name)`` (namespace default) with the volumes."""
+    return _obj({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
+                 "spec": {"containers": [{"name": "c", "image": "img"}], "volumes": list(volumes)}})
+
+
+def _pvc_vol(claim: str, name: str = "") -> dict:
+    return {"name": name, "persistentVolumeClaim": {"claimName": claim}}
+
+
+def _ephemeral_vol(name: str) -> dict:
+    return {"name": name, "ephemeral": {}}
+
+
+def _csi_node(migrated: str | None):
+    meta: dict = {"name": "csinode-a"}
+    if migrated is not None:
+        meta["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": migrated}
+    return _obj({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": meta, "spec": {"drivers": []}})
+
+
+_NOT_AN_OBJECT = object()  # upstream's new(struct{})
+
+# Upstream TestIsSchedulableAfterCSINodeChange (v1.37.2): (name, old, new, error, hint); the pod is makePod("pod-a").
+CSI_NODE_CHANGE_ROWS = [
+    ("unexpected objects are passed", _NOT_AN_OBJECT, _NOT_AN_OBJECT, True, QueueingHint.QUEUE),
+    ("CSINode is newly created", None, _csi_node(None), False, QueueingHint.QUEUE),
+    ("CSINode's migrated-plugins annotations is added", _csi_node("test1"), _csi_node("test1, test2"), False,
+     QueueingHint.QUEUE),
+    ("CSINode's migrated-plugins annotation is updated", _csi_node("test1"), _csi_node("test2"), False,
+     QueueingHint.QUEUE),
+    ("CSINode is updated but migrated-plugins annotation gets unchanged", _csi_node("test1"), _csi_node("test1"), False,
+     QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,old,new,err,want", CSI_NODE_CHANGE_ROWS, ids=[r[0] for r in CSI_NODE_CHANGE_ROWS])
+def test_is_schedulable_after_csi_node_change(name, old, new, err, want):
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_csi_node_change(_make_pod(), old, new)
+    assert hint == want and (error is not None) == err
+
+
+# Upstream TestIsSchedulableAfterPersistentVolumeClaimChange (v1.37.2): (name, pod, old, new, error, hint).
+# makePVC(name, class) is a claim in "default" with that class. Upstream's "type conversion error" row
+# passes a nil pod (the hint fails before reading it); here makePod("pod-a").
+PVC_CHANGE_ROWS = [
+    ("pod has no pvc or ephemeral volumes", _make_pod("pod-a", {"name": "", "emptyDir": {}}),
+     _obj(pvc_manifest("pvc-b", storage_class="sc-a")), _obj(pvc_manifest("pvc-b", storage_class="sc-a")), False,
+     QueueingHint.QUEUE_SKIP),
+    ("pvc with the same name as the one used by the pod in a different namespace is modified",
+     _make_pod("pod-a", _pvc_vol("pvc-a"), _pvc_vol("pvc-b"), namespace="ns-a"), None,
+     _obj(pvc_manifest("pvc-b", storage_class="")), False, QueueingHint.QUEUE_SKIP),
+    ("pod has no pvc that is being modified", _make_pod("pod-a", _pvc_vol("pvc-a"), _pvc_vol("pvc-c")),
+     _obj(pvc_manifest("pvc-b", storage_class="")), _obj(pvc_manifest("pvc-b", storage_class="")), False,
+     QueueingHint.QUEUE_SKIP),
+    ("pod has no generic ephemeral volume that is being modified",
+     _make_pod("pod-a", _ephemeral_vol("ephemeral-a"), _ephemeral_vol("ephemeral-c")),
+     _obj(pvc_manifest("pod-a-ephemeral-b", storage_class="")), _obj(pvc_manifest("pod-a-ephemeral-b", storage_class="")),
+     False, QueueingHint.QUEUE_SKIP),
+    ("pod has the pvc that is being modified", _make_pod("pod-a", _pvc_vol("pvc-a"), _pvc_vol("pvc-b")),
+     _obj(pvc_manifest("pvc-b", storage_class="")), _obj(pvc_manifest("pvc-b", storage_class="")), False,
+     QueueingHint.QUEUE),
+    ("pod has the generic ephemeral volume that is being modified",
+     _make_pod("pod-a", _ephemeral_vol("ephemeral-a"), _ephemeral_vol("ephemeral-b")),
+     _obj(pvc_manifest("pod-a-ephemeral-b", storage_class="")), _obj(pvc_manifest("pod-a-ephemeral-b", storage_class="")),
+     False, QueueingHint.QUEUE),
+    ("type conversion error", _make_pod(), _NOT_AN_OBJECT, _NOT_AN_OBJECT, True, QueueingHint.QUEUE),
+]
+
+
+@pytest.mark.parametrize("name,the_pod,old,new,err,want", PVC_CHANGE_ROWS, ids=[r[0] for r in PVC_CHANGE_ROWS])
+def test_is_schedulable_after_persistent_volume_claim_change(name, the_pod, old, new, err, want):
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_persistent_volume_claim_change(the_pod, old, new)
+    assert hint == want and (error is not None) == err
+
+
+def _sc(topologies: dict | None = None):
+    manifest: dict = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "sc-a"},
+                      "provisioner": "csi.example.com"}
+    if topologies:
+        manifest["allowedTopologies"] = [{"matchLabelExpressions": [{"key": k, "values": list(v)}
+                                                                    for k, v in topologies.items()]}]
+    return _obj(manifest)
+
+
+# Upstream TestIsSchedulableAfterStorageClassChange (v1.37.2): (name, old, new, error, hint).
+STORAGE_CLASS_CHANGE_ROWS = [
+    ("When a new StorageClass is created, it returns Queue", None, _sc(), False, QueueingHint.QUEUE),
+    ("When the AllowedTopologies are changed, it returns Queue", _sc(), _sc({"kubernetes.io/hostname": ["node-a"]}),
+     False, QueueingHint.QUEUE),
+    ("When there are no changes to the StorageClass, it returns QueueSkip", _sc(), _sc(), False,
+     QueueingHint.QUEUE_SKIP),
+    ("type conversion error", _NOT_AN_OBJECT, _NOT_AN_OBJECT, True, QueueingHint.QUEUE),
+]
+
+
+@pytest.mark.parametrize("name,old,new,err,want", STORAGE_CLASS_CHANGE_ROWS,
+                         ids=[r[0] for r in STORAGE_CLASS_CHANGE_ROWS])
+def test_is_schedulable_after_storage_class_change(name, old, new, err, want):
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_storage_class_change(_make_pod(), old, new)
+    assert hint == want and (error is not None) == err
+
+
+def _cap(capacity: str | None = None, maximum: str | None = None):
+    return _obj(csi_storage_capacity_manifest("cap-a", "", capacity, None, maximum_volume_size=maximum))
+
+
+# Upstream TestIsSchedulableAfterCSIStorageCapacityChange (v1.37.2): (name, old, new, error, hint);
+# resource.NewQuantity(n, DecimalSI) is the quantity "n".
+CAPACITY_CHANGE_ROWS = [
+    ("When a new CSIStorageCapacity is created, it returns Queue", None, _cap(), False, QueueingHint.QUEUE),
+    ("When the volume limit is increase(Capacity set), it returns Queue", _cap(), _cap("100"), False,
+     QueueingHint.QUEUE),
+    ("When the volume limit is increase(MaximumVolumeSize set), it returns Queue", _cap(), _cap(maximum="100"), False,
+     QueueingHint.QUEUE),
+    ("When the volume limit is increase(Capacity increase), it returns Queue", _cap("50"), _cap("100"), False,
+     QueueingHint.QUEUE),
+    ("When the volume limit is increase(MaximumVolumeSize unset), it returns Queue", _cap("100", "50"), _cap("100"),
+     False, QueueingHint.QUEUE),
+    ("When the volume limit is increase(MaximumVolumeSize increase), it returns Queue", _cap("100", "50"),
+     _cap("100", "60"), False, QueueingHint.QUEUE),
+    ("When there are no changes to the CSIStorageCapacity, it returns QueueSkip", _cap("100", "50"), _cap("100", "50"),
+     False, QueueingHint.QUEUE_SKIP),
+    ("When the volume limit is equal(Capacity), it returns QueueSkip", _cap("100"), _cap("100"), False,
+     QueueingHint.QUEUE_SKIP),
+    ("When the volume limit is equal(MaximumVolumeSize unset), it returns QueueSkip", _cap("100", "50"), _cap("50"),
+     False, QueueingHint.QUEUE_SKIP),
+    ("When the volume limit is decrease(Capacity), it returns QueueSkip", _cap("100"), _cap("90"), False,
+     QueueingHint.QUEUE_SKIP),
+    ("When the volume limit is decrease(MaximumVolumeSize), it returns QueueSkip", _cap(maximum="100"),
+     _cap(maximum="90"), False, QueueingHint.QUEUE_SKIP),
+    ("type conversion error", _NOT_AN_OBJECT, _NOT_AN_OBJECT, True, QueueingHint.QUEUE),
+]
+
+
+@pytest.mark.parametrize("name,old,new,err,want", CAPACITY_CHANGE_ROWS, ids=[r[0] for r in CAPACITY_CHANGE_ROWS])
+def test_is_schedulable_after_csi_storage_capacity_change(name, old, new, err, want):
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_csi_storage_capacity_change(_make_pod(), old, new)
+    assert hint == want and (error is not None) == err
+
+
+def _driver(name: str, storage_capacity: bool | None):
+    """A CSIDriver; ``None`` is upstream's nil StorageCapacity (the API server defaults it to false)."""
+    return CSIDriver(name=name, storage_capacity=storage_capacity)
+
+
+_WITH_CSI_TEST1 = _make_pod("pod-a", {"name": "", "csi": {"driver": "test1"}})
+# Upstream TestIsSchedulableAfterCSIDriverChange (v1.37.2): (name, pod, old, new, error, hint).
+CSI_DRIVER_CHANGE_ROWS = [
+    ("pod has no CSIDriver", _make_pod(), _driver("test1", None), _driver("test1", True), False,
+     QueueingHint.QUEUE_SKIP),
+    ("unexpected objects are passed", _make_pod(), _NOT_AN_OBJECT, _NOT_AN_OBJECT, True, QueueingHint.QUEUE),
+    ("driver name in pod and csidriver name are different", _WITH_CSI_TEST1, _driver("test2", True),
+     _driver("test2", False), False, QueueingHint.QUEUE_SKIP),
+    ("original StorageCapacity is nil", _WITH_CSI_TEST1, _driver("test1", None), _driver("test1", None), False,
+     QueueingHint.QUEUE_SKIP),
+    ("original StorageCapacity is false", _WITH_CSI_TEST1, _driver("test1", False), _driver("test1", False), False,
+     QueueingHint.QUEUE_SKIP),
+    ("modified StorageCapacity is nil", _WITH_CSI_TEST1, _driver("test1", True), _driver("test1", None), False,
+     QueueingHint.QUEUE),
+    ("modified StorageCapacity is true", _WITH_CSI_TEST1, _driver("test1", True), _driver("test1", True), False,
+     QueueingHint.QUEUE_SKIP),
+    ("modified StorageCapacity is false", _WITH_CSI_TEST1, _driver("test1", True), _driver("test1", False), False,
+     QueueingHint.QUEUE),
+]
+
+
+@pytest.mark.parametrize("name,the_pod,old,new,err,want", CSI_DRIVER_CHANGE_ROWS,
+                         ids=[r[0] for r in CSI_DRIVER_CHANGE_ROWS])
+def test_is_schedulable_after_csi_driver_change(name, the_pod, old, new, err, want):
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_csi_driver_change(the_pod, old, new)
+    assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("old,new,want", [
+    ("test1,test2", "test2,test1", QueueingHint.QUEUE),  # the same plugins, another string
+    ("test1", "test1,", QueueingHint.QUEUE),
+    (None, "", QueueingHint.QUEUE_SKIP),  # absent and empty read the same
+], ids=["reordered", "trailing-comma", "absent-to-empty"])
+def test_is_schedulable_after_csi_node_change_compares_the_annotation_text(old, new, want):
+    """Not upstream's table: isSchedulableAfterCSINodeChange compares the migrated-plugins
+    annotation's values as strings, not as sets of plugins."""
+    hint, error = VolumeBinding(handle=Handle()).is_schedulable_after_csi_node_change(
+        _make_pod(), _csi_node(old), _csi_node(new))
+    assert (hint, error) == (want, None)

@@ -7,6 +7,7 @@ import pytest
 
 from fastsched.framework.columns import CYCLE
 from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.interface import QueueingHint
 from fastsched.framework.status import Code, Status
 from fastsched.framework.types import PodInfo
 from fastsched.plugins.volumerestrictions import (ERR_REASON_DISK_CONFLICT, ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
@@ -128,3 +129,68 @@ def test_column_form_runs_each_cycle_only_for_pods_with_claims_or_disks():
     assert pl.column_form(pod("p", extra=[{"name": "e", "emptyDir": {}}]), None) is not None
     assert pl.column_form(pod("p", ["c"]), None).filter == CYCLE
     assert pl.column_form(pod("p", extra=[_vol(SOURCES["aws"][0])]), None).filter == CYCLE
+
+
+# -- queueing hints ---------------------------------------------------------------------------------
+def _vpod(name: str, *sources: dict, claims: tuple[str, ...] = (), namespace: str = "default"):
+    """``st.MakePod().Name(name).Volume(...)`` / ``.PVC(...)``: a pod with the inline volumes and claims."""
+    extra = [_vol(src, f"v{i}") for i, src in enumerate(sources)]
+    return pod(name, claims, extra, namespace=namespace)
+
+
+_GCE, _GCE2 = {"gcePersistentDisk": {"pdName": "foo"}}, {"gcePersistentDisk": {"pdName": "bar"}}
+_AWS, _AWS2 = {"awsElasticBlockStore": {"volumeID": "foo"}}, {"awsElasticBlockStore": {"volumeID": "bar"}}
+_RBD = {"rbd": {"monitors": ["a", "b"], "pool": "foo", "image": "bar", "fsType": "ext4"}}
+_RBD2 = {"rbd": {"monitors": ["c", "d"], "pool": "foo", "image": "bar", "fsType": "ext4"}}
+_ISCSI = {"iscsi": {"targetPortal": "127.0.0.1:3260", "iqn": "iqn.2016-12.server:storage.target01",
+                    "fsType": "ext4", "lun": 0}}
+_ISCSI2 = {"iscsi": {"targetPortal": "127.0.0.1:3260", "iqn": "iqn.2017-12.server:storage.target01",
+                     "fsType": "ext4", "lun": 0}}
+
+# Upstream Test_isSchedulableAfterAssignedPodDeleted (v1.37.2): (name, pod, deleted pod, hint). Upstream's
+# existing pods and PVC are empty (the hint reads neither); its pods have no name or namespace.
+ASSIGNED_POD_DELETED_ROWS = [
+    ("queue-new-object-gcedisk-conflict", _vpod("p", _GCE), _vpod("e", _GCE), QueueingHint.QUEUE),
+    ("skip-new-object-gcedisk-no-conflict", _vpod("p", _GCE), _vpod("e", _GCE2), QueueingHint.QUEUE_SKIP),
+    ("queue-new-object-awsdisk-conflict", _vpod("p", _AWS), _vpod("e", _AWS), QueueingHint.QUEUE),
+    ("skip-new-object-awsdisk-no-conflict", _vpod("p", _AWS), _vpod("e", _AWS2), QueueingHint.QUEUE_SKIP),
+    ("queue-new-object-rbddisk-conflict", _vpod("p", _RBD), _vpod("e", _RBD), QueueingHint.QUEUE),
+    ("skip-new-object-rbddisk-no-conflict", _vpod("p", _RBD), _vpod("e", _RBD2), QueueingHint.QUEUE_SKIP),
+    ("queue-new-object-iscsidisk-conflict", _vpod("p", _ISCSI), _vpod("e", _ISCSI), QueueingHint.QUEUE),
+    ("skip-new-object-iscsidisk-no-conflict", _vpod("p", _ISCSI), _vpod("e", _ISCSI2), QueueingHint.QUEUE_SKIP),
+    ("queue-has-same-claim", _vpod("pod1", claims=("claim-rwop",)), _vpod("pod2", claims=("claim-rwop",)),
+     QueueingHint.QUEUE),
+    ("skip-no-same-claim", _vpod("pod1", claims=("claim-1-rwop",)), _vpod("pod2", claims=("claim-2-rwop",)),
+     QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,the_pod,deleted,want", ASSIGNED_POD_DELETED_ROWS,
+                         ids=[r[0] for r in ASSIGNED_POD_DELETED_ROWS])
+def test_is_schedulable_after_assigned_pod_deleted(name, the_pod, deleted, want):
+    plugin = VolumeRestrictions(Handle())
+    assert plugin.is_schedulable_after_assigned_pod_deleted(the_pod, deleted, None) == (want, None)
+
+
+_RWX_1 = pvc_manifest("claim-with-rwx-1", access_modes=("ReadWriteMany",))
+_RWX_2 = pvc_manifest("claim-with-rwx-2", access_modes=("ReadWriteMany",))
+_POD_WITH_ONE_PVC = _vpod("pod-with-one-pvc", claims=("claim-with-rwx-1",))
+_POD_WITH_TWO_PVCS = _vpod("pod-with-two-pvcs", claims=("claim-with-rwx-1", "claim-with-rwx-2"))
+_POD_OTHER_NAMESPACE = _vpod("pod-with-one-pvc", claims=("claim-with-rwx-1",), namespace="kube-system")
+# Upstream Test_isSchedulableAfterPersistentVolumeClaimChange (v1.37.2; isSchedulableAfterPersistentVolumeClaimAdded):
+# (name, pod, new claim, hint); the old object is nil in every row, the new claim stored as upstream's.
+PVC_ADDED_ROWS = [
+    ("queue-new-object-pvc-belong-pod", _POD_WITH_TWO_PVCS, _RWX_1, QueueingHint.QUEUE),
+    ("skip-new-object-unused", _POD_WITH_ONE_PVC, _RWX_2, QueueingHint.QUEUE_SKIP),
+    ("skip-nil-old-object", _POD_WITH_ONE_PVC, _RWX_2, QueueingHint.QUEUE_SKIP),
+    ("skip-new-object-not-belong-pod", _POD_WITH_ONE_PVC, _RWX_2, QueueingHint.QUEUE_SKIP),
+    ("skip-new-object-namespace-not-equal-pod", _POD_OTHER_NAMESPACE, _RWX_1, QueueingHint.QUEUE_SKIP),
+]
+
+
+@pytest.mark.parametrize("name,the_pod,manifest,want", PVC_ADDED_ROWS, ids=[r[0] for r in PVC_ADDED_ROWS])
+def test_is_schedulable_after_persistent_volume_claim_added(name, the_pod, manifest, want):
+    handle = Handle([manifest])
+    new = handle.client.list_objects("PersistentVolumeClaim")[0]
+    plugin = VolumeRestrictions(handle)
+    assert plugin.is_schedulable_after_persistent_volume_claim_added(the_pod, None, new) == (want, None)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from fastsched.api.load import load_objects
 from fastsched.api.storage import StorageClass
 from fastsched.framework.cycle_state import CycleState
+from fastsched.framework.interface import QueueingHint
 from fastsched.framework.status import Code, Status
 from fastsched.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
 from fastsched.snapshot import build_snapshot
-from fastsched.plugins.helper.tests.volumes import Handle, node, pod, pv_manifest, pvc_manifest, storage_class_manifest
+from fastsched.plugins.helper.tests.volumes import (Handle, node, pod, pv_manifest, pvc_manifest,
+                                                   storage_class_manifest)
+from fastsched.sim.storage import pod_with_claims
 
 BZ, BR = "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region"
 GZ, GR = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
@@ -130,3 +134,102 @@ def test_vectorized_agrees_on_many_nodes():
         v = pl.filter_vectorized(state, p, batch)
         for i in range(len(batch)):
             assert _same(v.status(i), pl.filter(state, p, batch[i])), (claims, labels[i])
+
+
+# -- queueing hints ---------------------------------------------------------------------------------
+def one(manifest: dict):
+    """The object of ``manifest``, read without validation (upstream's names such as ``pod_1``)."""
+    return load_objects([manifest], validate=False)[0]
+
+
+def _pod(name: str, claims: tuple[str, ...] = ()):
+    return one(pod_with_claims(name, claims))
+
+
+def _pvc(name: str, namespace: str = "default", volume_name: str = ""):
+    return one(pvc_manifest(name, namespace=namespace, volume_name=volume_name))
+
+
+def _pv(name: str, labels: dict | None = None):
+    return one(pv_manifest(name, labels=labels))
+
+
+def _sc(name: str, binding_mode: str | None = None):
+    manifest = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": name},
+                "provisioner": "csi.example.com"}
+    if binding_mode is not None:
+        manifest["volumeBindingMode"] = binding_mode
+    return one(manifest)
+
+
+# Upstream TestIsSchedulableAfterPersistentVolumeClaimAdded (v1.37.2; isSchedulableAfterPersistentVolumeClaimChange):
+# (name, pod, old, new, hint, error). createPodWithVolume(pod, pvc) is a pod in "default" mounting the claim.
+PVC_CHANGE_ROWS = [
+    ("error-wrong-new-object", _pod("pod_1", ("PVC_1",)), None, "not-a-pvc", QueueingHint.QUEUE, True),
+    ("pvc-was-added-but-pod-refers-no-pvc", _pod("pod_1"), None, _pvc("PVC_1", volume_name="Vol_1"),
+     QueueingHint.QUEUE_SKIP, False),
+    ("pvc-was-added-and-pod-was-bound-to-different-pvc", _pod("pod_1", ("PVC_2",)), None,
+     _pvc("PVC_1", volume_name="Vol_1"), QueueingHint.QUEUE_SKIP, False),
+    ("pvc-was-added-and-pod-was-bound-to-pvc-but-different-ns", _pod("pod_1", ("PVC_1",)), None,
+     _pvc("PVC_1", "ns1", volume_name="Vol_1"), QueueingHint.QUEUE_SKIP, False),
+    ("pvc-was-added-and-pod-was-bound-to-the-pvc", _pod("pod_1", ("PVC_1",)), None, _pvc("PVC_1", volume_name="Vol_1"),
+     QueueingHint.QUEUE, False),
+    ("pvc-was-updated-and-pod-was-bound-to-the-pvc", _pod("pod_1", ("PVC_1",)), _pvc("PVC_1"),
+     _pvc("PVC_1", volume_name="Vol_1"), QueueingHint.QUEUE, False),
+    ("pvc-was-updated-but-pod-refers-no-pvc", _pod("pod_1"), _pvc("PVC_1"), _pvc("PVC_1", volume_name="Vol_1"),
+     QueueingHint.QUEUE_SKIP, False),
+]
+
+
+@pytest.mark.parametrize("name,the_pod,old,new,want,err", PVC_CHANGE_ROWS, ids=[r[0] for r in PVC_CHANGE_ROWS])
+def test_is_schedulable_after_persistent_volume_claim_change(name, the_pod, old, new, want, err):
+    hint, error = VolumeZone(Handle()).is_schedulable_after_persistent_volume_claim_change(the_pod, old, new)
+    assert hint == want and (error is not None) == err
+
+
+# Upstream TestIsSchedulableAfterStorageClassAdded (v1.37.2): (name, new class, hint, error).
+STORAGE_CLASS_ADDED_ROWS = [
+    ("error-wrong-new-object", "not-a-storageclass", QueueingHint.QUEUE, True),
+    ("sc-doesn't-have-volume-binding-mode", _sc("SC_1"), QueueingHint.QUEUE_SKIP, False),
+    ("new-sc-is-wait-for-first-consumer-mode", _sc("SC_1", "WaitForFirstConsumer"), QueueingHint.QUEUE, False),
+]
+
+
+@pytest.mark.parametrize("name,new,want,err", STORAGE_CLASS_ADDED_ROWS, ids=[r[0] for r in STORAGE_CLASS_ADDED_ROWS])
+def test_is_schedulable_after_storage_class_added(name, new, want, err):
+    hint, error = VolumeZone(Handle()).is_schedulable_after_storage_class_added(_pod("pod_1", ("PVC_1",)), None, new)
+    assert hint == want and (error is not None) == err
+
+
+# Upstream TestIsSchedulableAfterPersistentVolumeChange (v1.37.2): (name, old, new, hint, error).
+PV_CHANGE_ROWS = [
+    ("error-wrong-new-object", None, "not-a-pv", QueueingHint.QUEUE, True),
+    ("error-wrong-old-object", "not-a-pv", _pv("Vol_1"), QueueingHint.QUEUE, True),
+    ("new-pv-was-added", None, _pv("Vol_1", {BZ: "us-west1-b"}), QueueingHint.QUEUE, False),
+    ("pv-was-updated-and-changed-topology", _pv("Vol_1", {BZ: "us-west1-a"}), _pv("Vol_1", {BZ: "us-west1-b"}),
+     QueueingHint.QUEUE, False),
+    ("pv-was-updated-and-added-topology-label", _pv("Vol_1", {BZ: "us-west1-a"}),
+     _pv("Vol_1", {BZ: "us-west1-a", GZ: "zone"}), QueueingHint.QUEUE, False),
+    ("pv-was-updated-but-no-topology-is-changed", _pv("Vol_1", {BZ: "us-west1-a", GZ: "zone"}),
+     _pv("Vol_1", {BZ: "us-west1-a", GZ: "zone"}), QueueingHint.QUEUE_SKIP, False),
+]
+
+
+@pytest.mark.parametrize("name,old,new,want,err", PV_CHANGE_ROWS, ids=[r[0] for r in PV_CHANGE_ROWS])
+def test_is_schedulable_after_persistent_volume_change(name, old, new, want, err):
+    hint, error = VolumeZone(Handle()).is_schedulable_after_persistent_volume_change(_pod("pod_1", ("PVC_1",)), old, new)
+    assert hint == want and (error is not None) == err
+
+
+@pytest.mark.parametrize("old_value,new_value,want", [
+    ("us-west1-a__us-west1-b", "us-west1-b__us-west1-a", QueueingHint.QUEUE_SKIP),  # the same zones
+    ("us-west1-a", " us-west1-a ", QueueingHint.QUEUE_SKIP),  # trimmed
+    ("us-west1-a__", "__us-west1-a", QueueingHint.QUEUE_SKIP),  # neither parses: no topology either side
+    ("us-west1-a__", "us-west1-a", QueueingHint.QUEUE),  # now it parses
+    ("us-west1-a", "us-west1-a__us-west1-b", QueueingHint.QUEUE),
+], ids=["reordered", "trimmed", "unparsable-both", "parses-now", "zone-added"])
+def test_is_schedulable_after_persistent_volume_change_compares_zone_sets(old_value, new_value, want):
+    """Not upstream's table: getPVTopologies compares LabelZonesToSet's sets, not the raw label values."""
+    hint, error = VolumeZone(Handle()).is_schedulable_after_persistent_volume_change(
+        _pod("pod_1", ("PVC_1",)), _pv("Vol_1", {GZ: old_value}), _pv("Vol_1", {GZ: new_value}))
+    assert (hint, error) == (want, None)

@@ -244,7 +244,9 @@ class HTTPExtender(Extender):
         self._host = parsed.hostname
         self._port = parsed.port or (443 if self._https else 80)
         self._base_path = parsed.path.rstrip("/")
-        self._timeout = float(cfg.http_timeout or 5.0)
+        # upstream hands httpTimeout to http.Client, where a Timeout <= 0 means none (only 0 was
+        # defaulted to 5s); Python's sockets refuse a negative timeout, so it is None here
+        self._timeout: float | None = float(cfg.http_timeout or 5.0) if (cfg.http_timeout or 0) >= 0 else None
         self._ssl = self._ssl_context() if self._https else None
         self._local = threading.local()
         self.managed_resources = {r.name for r in cfg.managed_resources}
@@ -526,7 +528,8 @@ class HTTPExtender(Extender):
                 break
             except (socket.timeout, TimeoutError) as e:
                 self._drop()
-                raise ExtenderError(f"failed {verb} with extender at URL {url}: timeout after {self._timeout:g}s") from e
+                after = f"timeout after {self._timeout:g}s" if self._timeout is not None else str(e) or "timeout"
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: {after}") from e
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
                 self._drop()
                 if attempt == 0:
@@ -535,6 +538,17 @@ class HTTPExtender(Extender):
             except OSError as e:
                 self._drop()
                 raise ExtenderError(f"failed {verb} with extender at URL {url}: {e}") from e
+            except http.client.HTTPException as e:
+                # an answer that is no HTTP response (a bad status line, a header line too long, a
+                # body cut short): the connection is mid-request and would refuse every later call
+                # (CannotSendRequest 'Request-sent'); upstream's client fails this call and dials
+                # again for the next
+                self._drop()
+                detail = " ".join(str(e).split())  # a bad status line ends in CRLF
+                kind = type(e).__name__
+                detail = detail if detail.startswith(kind) else f"{kind}: {detail}" if detail else kind
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: malformed HTTP response "
+                                    f"({detail})") from e
         if resp.status != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
         if not data.strip():

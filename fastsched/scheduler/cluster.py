@@ -35,6 +35,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
                    Toleration, objects_of)
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
+from ..api.objects import SYSTEM_PRIORITY_CLASSES
 from ..api.resource import ResourceClaim, validate_resource_claim_status_update
 from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
@@ -662,7 +663,7 @@ class Cluster:
             return pg
         forbidden = f'podgroups.scheduling.k8s.io "{pg.name}" is forbidden: '
         if pg.priority_class_name:
-            pc = self.priority_classes.get(pg.priority_class_name)
+            pc = self.priority_class(pg.priority_class_name)
             if pc is None:
                 raise ManifestError(forbidden + f"no PriorityClass with name {pg.priority_class_name} was found",
                                     path="spec.priorityClassName", source=f"PodGroup {pg.key}")
@@ -712,7 +713,7 @@ class Cluster:
             return pod, ""
         pc = None
         if pod.priority_class_name:
-            pc = self.priority_classes.get(pod.priority_class_name)
+            pc = self.priority_class(pod.priority_class_name)
             if pc is None:
                 return pod, f"no PriorityClass with name {pod.priority_class_name} was found"
         else:
@@ -778,6 +779,16 @@ class Cluster:
                 changes["preemption_policy"] = old.preemption_policy
             new = new.replace(**changes)
         return new
+
+    def priority_class(self, name: str) -> PriorityClass | None:
+        """The PriorityClass named ``name``: one added, else a system class (system-node-critical,
+        system-cluster-critical), which kube-apiserver creates when it starts (its post-start hook
+        AddSystemPriorityClasses), so that a pod naming one is admitted with its value where it
+        was refused as naming no class. (They are not listed among the objects added.)"""
+        pc = self.priority_classes.get(name)
+        if pc is None and name in SYSTEM_PRIORITY_CLASSES:
+            pc = SYSTEM_PRIORITY_CLASSES[name]
+        return pc
 
     def _global_default_priority_class(self) -> PriorityClass | None:
         """The PriorityClass with ``globalDefault`` (the first added, if several), found once per
@@ -1077,7 +1088,7 @@ class Cluster:
         if kind == "Namespace":
             return self.namespaces.get(name)
         if kind == "PriorityClass":
-            return self.priority_classes.get(name)
+            return self.priority_class(name)
         if kind == "PodDisruptionBudget":
             return self.pdbs.get(f"{namespace}/{name}")
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"

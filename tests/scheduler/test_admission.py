@@ -415,3 +415,45 @@ def test_a_bound_pod_is_not_admitted_again(classes, overhead, bulk):
     s.add_pod(incoming)
     placed = {r.pod.name: r.node_name for r in s.run()}
     assert placed["q"] == (None if overhead else "n0")
+
+
+def _pc_pod(name: str, pc: str, **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"priorityClassName": pc, "containers": [{"name": "c", "image": "i"}], **spec}}
+
+
+@pytest.mark.parametrize("name,value", [("system-node-critical", 2000001000),
+                                        ("system-cluster-critical", 2000000000)])
+def test_the_system_priority_classes_exist_without_being_added(name, value):
+    """kube-apiserver creates system-node-critical and system-cluster-critical at start
+    (pkg/registry/scheduling/rest AddSystemPriorityClasses, from pkg/apis/scheduling/v1
+    systemPriorityClasses), so a pod naming one (a DaemonSet's, kube-proxy's) is admitted with its
+    value; it was refused (``no PriorityClass with name system-node-critical was found``)."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_pc_pod("p", name))
+    pod = s.get_pod("default", "p")
+    assert pod.priority == value and pod.preemption_policy == "PreemptLowerPriority"
+    [r] = s.run()
+    assert r.status == "Scheduled", r.message
+    pc = s.get_object("PriorityClass", name)
+    assert pc is not None and pc.value == value and not pc.global_default
+
+
+def test_a_system_priority_class_given_in_a_dump_is_the_one_used():
+    """A cluster dump lists the system classes too (validated: their values are fixed)."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+           "metadata": {"name": "system-cluster-critical"}, "value": 2000000000, "preemptionPolicy": "Never"})
+    s.add(_pc_pod("p", "system-cluster-critical"))
+    pod = s.get_pod("default", "p")
+    assert pod.priority == 2000000000 and pod.preemption_policy == "Never"
+
+
+def test_a_scenario_pod_may_name_a_system_priority_class():
+    """The simulator's scenarios admit the pods they create with the same classes."""
+    from fastsched.sim.streams import Priorities
+
+    pod = Priorities([]).admit(make_pod("p").replace(priority_class_name="system-node-critical"), "arrivals[0]")
+    assert pod.priority == 2000001000

@@ -359,6 +359,14 @@ class Cluster:
 
     def add_priority_class(self, pc: Any) -> None:
         pc = self._admitted(pc, PriorityClass)
+        if pc.global_default and self.priority_admission:
+            # the Priority admission plugin's validatePriorityClass: a second default is refused
+            # (it was taken, and pods got the first one added's value)
+            default = self._global_default_priority_class()
+            if default is not None and default.name != pc.name:
+                raise ManifestError(f'priorityclasses.scheduling.k8s.io "{pc.name}" is forbidden: PriorityClass '
+                                    f'{default.name} is already marked as default. Only one default can exist',
+                                    path="globalDefault", source=f"PriorityClass {pc.name}")
         self.priority_classes[pc.name] = pc
         self._global_default_pc = None
 
@@ -791,14 +799,16 @@ class Cluster:
         return pc
 
     def _global_default_priority_class(self) -> PriorityClass | None:
-        """The PriorityClass with ``globalDefault`` (the first added, if several), found once per
-        change of the classes (each pod without a priority asks: a scan per pod was 5% of
-        add_pods)."""
+        """The PriorityClass with ``globalDefault``, found once per change of the classes (each
+        pod without a priority asks: a scan per pod was 5% of add_pods). Several can exist only
+        with the Priority admission off (or by a race, upstream): then the one of the lowest value
+        (the first added among equals), as upstream's getDefaultPriorityClass and the PodGroups'
+        admission here pick it."""
         known = self._global_default_pc
         classes = self.priority_classes
         if known is None or known[0] != len(classes):
-            known = self._global_default_pc = (
-                len(classes), next((c for c in classes.values() if c.global_default), None))
+            defaults = [c for c in classes.values() if c.global_default]
+            known = self._global_default_pc = (len(classes), min(defaults, key=lambda c: c.value) if defaults else None)
         return known[1]
 
     def update_pod(self, pod: Any) -> None:

@@ -457,3 +457,36 @@ def test_a_scenario_pod_may_name_a_system_priority_class():
 
     pod = Priorities([]).admit(make_pod("p").replace(priority_class_name="system-node-critical"), "arrivals[0]")
     assert pod.priority == 2000001000
+
+
+def _pc(name: str, value: int, default: bool = False) -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "globalDefault": default}
+
+
+def test_a_second_global_default_priority_class_is_refused():
+    """The Priority admission plugin's validatePriorityClass: `PriorityClass low is already marked
+    as default. Only one default can exist` (it was taken, and pods got the first one's value)."""
+    from fastsched.api import ManifestError
+
+    s = Scheduler()
+    s.add(_pc("low", 10, default=True))
+    with pytest.raises(ManifestError) as err:
+        s.add(_pc("high", 20, default=True))
+    assert str(err.value) == ('PriorityClass high: globalDefault: priorityclasses.scheduling.k8s.io "high" is '
+                              'forbidden: PriorityClass low is already marked as default. Only one default can exist')
+    s.add(_pc("low", 10, default=True))  # the default itself again (replaced): no conflict
+    s.add(_pc("other", 30))
+    s.add_pod(make_pod("p"))
+    assert s.get_pod("default", "p").priority == 10
+
+
+def test_with_priority_admission_off_several_defaults_give_the_lowest_value():
+    """upstream's getDefaultPriorityClass (several defaults by a race): the lowest value, as the
+    PodGroups' admission here already picked; pods took the first added."""
+    s = Scheduler()
+    s.cluster.priority_admission = False
+    s.add([_pc("high", 20, default=True), _pc("low", 10, default=True)])
+    s.cluster.priority_admission = True
+    s.add_pod(make_pod("p"))
+    assert s.get_pod("default", "p").priority == 10

@@ -481,18 +481,26 @@ class HTTPExtender(Extender):
 
     # -- transport ---------------------------------------------------------------------------------
     def _ssl_context(self) -> ssl.SSLContext:
+        # The errors are OSErrors (reported at extenders[i].tlsConfig) in client-go's words
+        # (transport.TLSConfigFor): Python's named no file ('[Errno 2] No such file or directory').
         tls = self.cfg.tls_config
         ctx = ssl.create_default_context()
         ca_file = tls.ca_file if tls else ""
         ca_data = tls.ca_data if tls else b""
+        if tls is not None and tls.insecure and (ca_file or ca_data):
+            raise OSError("specifying a root certificates file with the insecure flag is not allowed")
         if tls is None or tls.insecure or not (ca_file or ca_data):
             # upstream: HTTPS without a CA configured means an insecure client
             ctx.check_hostname = False
             ctx.verify_mode = ssl.CERT_NONE
-        if ca_file:
-            ctx.load_verify_locations(cafile=ca_file)
-        if ca_data:
-            ctx.load_verify_locations(cadata=_pem_text(ca_data))
+        try:
+            if ca_file:
+                _readable(ca_file)
+                ctx.load_verify_locations(cafile=ca_file)
+            if ca_data:
+                ctx.load_verify_locations(cadata=_pem_text(ca_data))
+        except ssl.SSLError as e:
+            raise OSError("unable to load root certificates: unable to parse bytes as PEM block") from e
         if tls is not None:
             cert: str = tls.cert_file
             key: str | None = tls.key_file
@@ -500,7 +508,14 @@ class HTTPExtender(Extender):
                 cert = _temp_pem(tls.cert_data)
                 key = _temp_pem(tls.key_data) if tls.key_data else None
             if cert:
-                ctx.load_cert_chain(cert, key or None)
+                _readable(cert)
+                if key:
+                    _readable(key)
+                try:
+                    ctx.load_cert_chain(cert, key or None)
+                except ssl.SSLError as e:
+                    raise OSError("tls: failed to find any PEM data in certificate input or key input "
+                                  f"({e.reason or e.args[-1]})") from e
         return ctx
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -579,6 +594,16 @@ class _HTTPSConnection(http.client.HTTPSConnection):
     def connect(self) -> None:
         http.client.HTTPConnection.connect(self)
         self.sock = self._ctx.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
+def _readable(path: str) -> None:
+    """Fail as Go's os.ReadFile of ``path`` does (``open /x/ca.pem: no such file or directory``)."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        reason = (e.strerror or str(e))
+        raise OSError(f"open {path}: {reason[:1].lower()}{reason[1:]}") from None
 
 
 def _pem_text(data: bytes | str) -> str:

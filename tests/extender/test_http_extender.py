@@ -279,3 +279,27 @@ extenders:
             {r.message for r in results if r.status != SCHEDULED}
     finally:
         srv.close()
+
+
+@pytest.mark.parametrize("tls, message", [
+    ({"ca_file": "/nonexistent/ca.pem"}, "open /nonexistent/ca.pem: no such file or directory"),
+    ({"cert_file": "/nonexistent/c.pem", "key_file": "/nonexistent/k.pem"},
+     "open /nonexistent/c.pem: no such file or directory"),
+    ({"insecure": True, "ca_file": "/nonexistent/ca.pem"},
+     "specifying a root certificates file with the insecure flag is not allowed"),
+    ({"ca_data": b"not a certificate"}, "unable to load root certificates: unable to parse bytes as PEM block"),
+])
+def test_unusable_tls_files_are_reported_at_tls_config_in_client_gos_words(tls, message):
+    """client-go's TLSConfigFor (the extender's transport): the insecure flag with a CA first,
+    then each file read (os.ReadFile's error names the file; Python's did not: '[Errno 2] No such
+    file or directory')."""
+    from fastsched.config import ConfigError, load_config
+    from fastsched.config.types import ExtenderTLSConfig
+    from fastsched import Scheduler
+
+    cfg = load_config("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "extenders:\n- urlPrefix: https://127.0.0.1:1\n  filterVerb: filter\n")
+    cfg.extenders[0].tls_config = ExtenderTLSConfig(**tls)
+    with pytest.raises(ConfigError) as err:
+        Scheduler(cfg)
+    assert str(err.value) == f"extenders[0].tlsConfig: {message}"

@@ -804,6 +804,20 @@ class PriorityClass(KubeObject):
     description: str = ""
 
 
+#: kube-apiserver's system PriorityClasses (pkg/apis/scheduling/v1 systemPriorityClasses), which it
+#: creates when it starts (pkg/registry/scheduling/rest AddSystemPriorityClasses): they exist in
+#: every cluster, added or not (see ``Cluster.priority_class``)
+SYSTEM_PRIORITY_CLASSES: Mapping[str, PriorityClass] = {
+    pc.name: pc for pc in (
+        PriorityClass(name="system-node-critical", value=2_000_001_000,
+                      description="Used for system critical pods that must not be moved from their current node."),
+        PriorityClass(name="system-cluster-critical", value=2_000_000_000,
+                      description="Used for system critical pods that must run in the cluster, but can be moved to "
+                                  "another node if necessary."),
+    )
+}
+
+
 @dataclass(slots=True, kw_only=True, eq=False)
 class PodDisruptionBudget(KubeObject):
     """A policy/v1 PodDisruptionBudget.

@@ -685,7 +685,10 @@ def parse_resource_claim(obj: Mapping[str, Any], *, spec_fields: Mapping[str, An
         **meta,
         **spec_fields,
         allocation=None if allocation is None else as_map(allocation, "status.allocation"),
-        reserved_for=tuple(as_list(get_field(status, "reservedFor") or [], "status.reservedFor")),
+        # a null entry is Go's zero ResourceClaimConsumerReference (validation then asks for its
+        # resource, name and uid); kept as None it crashed the validation's reads
+        reserved_for=tuple({} if ref is None else ref
+                           for ref in as_list(get_field(status, "reservedFor") or [], "status.reservedFor")),
         finalizers=tuple(as_list(metadata.get("finalizers") or [], "metadata.finalizers")),
     )
 

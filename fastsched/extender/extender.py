@@ -244,7 +244,9 @@ class HTTPExtender(Extender):
         self._host = parsed.hostname
         self._port = parsed.port or (443 if self._https else 80)
         self._base_path = parsed.path.rstrip("/")
-        self._timeout = float(cfg.http_timeout or 5.0)
+        # upstream hands httpTimeout to http.Client, where a Timeout <= 0 means none (only 0 was
+        # defaulted to 5s); Python's sockets refuse a negative timeout, so it is None here
+        self._timeout: float | None = float(cfg.http_timeout or 5.0) if (cfg.http_timeout or 0) >= 0 else None
         self._ssl = self._ssl_context() if self._https else None
         self._local = threading.local()
         self.managed_resources = {r.name for r in cfg.managed_resources}
@@ -479,18 +481,26 @@ class HTTPExtender(Extender):
 
     # -- transport ---------------------------------------------------------------------------------
     def _ssl_context(self) -> ssl.SSLContext:
+        # The errors are OSErrors (reported at extenders[i].tlsConfig) in client-go's words
+        # (transport.TLSConfigFor): Python's named no file ('[Errno 2] No such file or directory').
         tls = self.cfg.tls_config
         ctx = ssl.create_default_context()
         ca_file = tls.ca_file if tls else ""
         ca_data = tls.ca_data if tls else b""
+        if tls is not None and tls.insecure and (ca_file or ca_data):
+            raise OSError("specifying a root certificates file with the insecure flag is not allowed")
         if tls is None or tls.insecure or not (ca_file or ca_data):
             # upstream: HTTPS without a CA configured means an insecure client
             ctx.check_hostname = False
             ctx.verify_mode = ssl.CERT_NONE
-        if ca_file:
-            ctx.load_verify_locations(cafile=ca_file)
-        if ca_data:
-            ctx.load_verify_locations(cadata=_pem_text(ca_data))
+        try:
+            if ca_file:
+                _readable(ca_file)
+                ctx.load_verify_locations(cafile=ca_file)
+            if ca_data:
+                ctx.load_verify_locations(cadata=_pem_text(ca_data))
+        except ssl.SSLError as e:
+            raise OSError("unable to load root certificates: unable to parse bytes as PEM block") from e
         if tls is not None:
             cert: str = tls.cert_file
             key: str | None = tls.key_file
@@ -498,7 +508,14 @@ class HTTPExtender(Extender):
                 cert = _temp_pem(tls.cert_data)
                 key = _temp_pem(tls.key_data) if tls.key_data else None
             if cert:
-                ctx.load_cert_chain(cert, key or None)
+                _readable(cert)
+                if key:
+                    _readable(key)
+                try:
+                    ctx.load_cert_chain(cert, key or None)
+                except ssl.SSLError as e:
+                    raise OSError("tls: failed to find any PEM data in certificate input or key input "
+                                  f"({e.reason or e.args[-1]})") from e
         return ctx
 
     def _connection(self) -> http.client.HTTPConnection:
@@ -526,7 +543,8 @@ class HTTPExtender(Extender):
                 break
             except (socket.timeout, TimeoutError) as e:
                 self._drop()
-                raise ExtenderError(f"failed {verb} with extender at URL {url}: timeout after {self._timeout:g}s") from e
+                after = f"timeout after {self._timeout:g}s" if self._timeout is not None else str(e) or "timeout"
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: {after}") from e
             except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
                 self._drop()
                 if attempt == 0:
@@ -535,6 +553,17 @@ class HTTPExtender(Extender):
             except OSError as e:
                 self._drop()
                 raise ExtenderError(f"failed {verb} with extender at URL {url}: {e}") from e
+            except http.client.HTTPException as e:
+                # an answer that is no HTTP response (a bad status line, a header line too long, a
+                # body cut short): the connection is mid-request and would refuse every later call
+                # (CannotSendRequest 'Request-sent'); upstream's client fails this call and dials
+                # again for the next
+                self._drop()
+                detail = " ".join(str(e).split())  # a bad status line ends in CRLF
+                kind = type(e).__name__
+                detail = detail if detail.startswith(kind) else f"{kind}: {detail}" if detail else kind
+                raise ExtenderError(f"failed {verb} with extender at URL {url}: malformed HTTP response "
+                                    f"({detail})") from e
         if resp.status != 200:
             raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
         if not data.strip():
@@ -565,6 +594,16 @@ class _HTTPSConnection(http.client.HTTPSConnection):
     def connect(self) -> None:
         http.client.HTTPConnection.connect(self)
         self.sock = self._ctx.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
+def _readable(path: str) -> None:
+    """Fail as Go's os.ReadFile of ``path`` does (``open /x/ca.pem: no such file or directory``)."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        reason = (e.strerror or str(e))
+        raise OSError(f"open {path}: {reason[:1].lower()}{reason[1:]}") from None
 
 
 def _pem_text(data: bytes | str) -> str:

@@ -35,6 +35,7 @@ from ..api import (SUPPORTED_KINDS, KubeObject, ManifestError, Namespace, Node, 
                    Toleration, objects_of)
 from ..api.load import check_decoded_gates, gate_overrides
 from ..api.names import NameGenerator
+from ..api.objects import SYSTEM_PRIORITY_CLASSES
 from ..api.resource import ResourceClaim, validate_resource_claim_status_update
 from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
@@ -358,6 +359,14 @@ class Cluster:
 
     def add_priority_class(self, pc: Any) -> None:
         pc = self._admitted(pc, PriorityClass)
+        if pc.global_default and self.priority_admission:
+            # the Priority admission plugin's validatePriorityClass: a second default is refused
+            # (it was taken, and pods got the first one added's value)
+            default = self._global_default_priority_class()
+            if default is not None and default.name != pc.name:
+                raise ManifestError(f'priorityclasses.scheduling.k8s.io "{pc.name}" is forbidden: PriorityClass '
+                                    f'{default.name} is already marked as default. Only one default can exist',
+                                    path="globalDefault", source=f"PriorityClass {pc.name}")
         self.priority_classes[pc.name] = pc
         self._global_default_pc = None
 
@@ -662,7 +671,7 @@ class Cluster:
             return pg
         forbidden = f'podgroups.scheduling.k8s.io "{pg.name}" is forbidden: '
         if pg.priority_class_name:
-            pc = self.priority_classes.get(pg.priority_class_name)
+            pc = self.priority_class(pg.priority_class_name)
             if pc is None:
                 raise ManifestError(forbidden + f"no PriorityClass with name {pg.priority_class_name} was found",
                                     path="spec.priorityClassName", source=f"PodGroup {pg.key}")
@@ -712,7 +721,7 @@ class Cluster:
             return pod, ""
         pc = None
         if pod.priority_class_name:
-            pc = self.priority_classes.get(pod.priority_class_name)
+            pc = self.priority_class(pod.priority_class_name)
             if pc is None:
                 return pod, f"no PriorityClass with name {pod.priority_class_name} was found"
         else:
@@ -779,15 +788,27 @@ class Cluster:
             new = new.replace(**changes)
         return new
 
+    def priority_class(self, name: str) -> PriorityClass | None:
+        """The PriorityClass named ``name``: one added, else a system class (system-node-critical,
+        system-cluster-critical), which kube-apiserver creates when it starts (its post-start hook
+        AddSystemPriorityClasses), so that a pod naming one is admitted with its value where it
+        was refused as naming no class. (They are not listed among the objects added.)"""
+        pc = self.priority_classes.get(name)
+        if pc is None and name in SYSTEM_PRIORITY_CLASSES:
+            pc = SYSTEM_PRIORITY_CLASSES[name]
+        return pc
+
     def _global_default_priority_class(self) -> PriorityClass | None:
-        """The PriorityClass with ``globalDefault`` (the first added, if several), found once per
-        change of the classes (each pod without a priority asks: a scan per pod was 5% of
-        add_pods)."""
+        """The PriorityClass with ``globalDefault``, found once per change of the classes (each
+        pod without a priority asks: a scan per pod was 5% of add_pods). Several can exist only
+        with the Priority admission off (or by a race, upstream): then the one of the lowest value
+        (the first added among equals), as upstream's getDefaultPriorityClass and the PodGroups'
+        admission here pick it."""
         known = self._global_default_pc
         classes = self.priority_classes
         if known is None or known[0] != len(classes):
-            known = self._global_default_pc = (
-                len(classes), next((c for c in classes.values() if c.global_default), None))
+            defaults = [c for c in classes.values() if c.global_default]
+            known = self._global_default_pc = (len(classes), min(defaults, key=lambda c: c.value) if defaults else None)
         return known[1]
 
     def update_pod(self, pod: Any) -> None:
@@ -1077,7 +1098,7 @@ class Cluster:
         if kind == "Namespace":
             return self.namespaces.get(name)
         if kind == "PriorityClass":
-            return self.priority_classes.get(name)
+            return self.priority_class(name)
         if kind == "PodDisruptionBudget":
             return self.pdbs.get(f"{namespace}/{name}")
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"

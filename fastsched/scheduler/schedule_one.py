@@ -820,11 +820,16 @@ class ScheduleOneMixin:
                 if bc is not None:
                     bc.store_unsigned(host, found)
                 return ScheduleResult(host, examined, found)
+        # the node table is live, not a copy: a plugin or extender that deletes a node during the
+        # cycle frees its row, and one that adds a node may take that row (see _check_host)
+        table = getattr(snapshot, "table", None)
+        table_version, nodes_removed = getattr(table, "version", 0), getattr(table, "nodes_removed", 0)
         feasible, diagnosis = self._find_nodes_that_fit_pod(fw, state, pod, bc)
         if len(feasible) == 0:
             raise FitError(pod, num_nodes, diagnosis)
         if len(feasible) == 1:
             host = feasible.name_at(0)
+            _check_host(table, table_version, nodes_removed, host, pod)
             if bc is not None:
                 bc.store_one(host)
             return ScheduleResult(host, 1 + diagnosis.node_to_status.len(), 1)
@@ -832,6 +837,7 @@ class ScheduleOneMixin:
         if rec is not None:
             rec.total_scores = np.array(totals, dtype=np.int64)
         host = self._select_host(feasible, totals)
+        _check_host(table, table_version, nodes_removed, host, pod)
         if bc is not None:
             bc.store_scored(host, feasible, totals, matrix)
         return ScheduleResult(host, len(feasible) + diagnosis.node_to_status.len(), len(feasible))
@@ -1287,6 +1293,23 @@ class _CycleError(Exception):
     def __init__(self, status: Status | None):
         self.status = status if status is not None else Status(Code.ERROR, "unknown error")
         super().__init__(self.status.message())
+
+
+def _check_host(table: Any, version: int, nodes_removed: int, host: str, pod: "Pod") -> None:
+    """Refuse a host whose node row was freed or taken by another node since the cycle began
+    (``version`` and ``nodes_removed``: the table's then). Upstream's cycle reads a snapshot that
+    nothing changes mid-cycle, but fastsched's node table is live: a node a plugin or extender
+    deleted during the cycle read as "" (the pod was reported Scheduled on no node, and counted in
+    the cache), and a node added into the freed row was taken instead, never filtered (a pod bound
+    where it does not fit). Such an attempt fails with an Error (the pod is retried on the nodes as
+    they are); with no node removed during the cycle no row can have changed hands."""
+    if getattr(table, "nodes_removed", nodes_removed) == nodes_removed:  # every cycle but such rare ones
+        return
+    row = table.row_of.get(host) if host else None
+    if row is None or int(table.row_version[row]) > version:
+        raise _CycleError(Status(Code.ERROR, f"the node chosen for pod {pod.namespace}/{pod.name}"
+                                             f"{' (' + host + ')' if host else ''} was deleted or replaced "
+                                             f"during its scheduling cycle"))
 
 
 def _clear_nomination() -> NominatingInfo:

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import copy
 import gc
+import math
+import numbers
 import random
 import time
 from dataclasses import dataclass, field
@@ -477,6 +479,12 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         :data:`~fastsched.util.collector.FULL_COLLECTION_EVERY` attempts instead (see
         :func:`~fastsched.util.collector.full_collections_deferred`).
         """
+        if until is not None:
+            until = _checked_until(until)
+        if max_attempts is not None:
+            max_attempts = _checked_max_attempts(max_attempts)
+            if max_attempts == 0:  # (the loop checks its bound after an attempt)
+                return self.pod_results() if results else []
         with full_collections_deferred():
             return self._run(until, max_attempts, results)
 
@@ -988,3 +996,27 @@ def _claims_from_templates(pod: Pod) -> bool:
     return (any(isinstance(v, Mapping) and v.get("ephemeral") is not None for v in pod.volumes or ())
             or any(isinstance(e, Mapping) and (e.get("resourceClaimTemplateName") or e.get("resource_claim_template_name"))
                    for e in pod.resource_claims or ()))
+
+
+def _checked_until(until: Any) -> float:
+    """``run()``'s ``until`` as a float: a NaN compared False with every event time and an
+    infinite horizon retried failing pods for ever (both looped without end); a string failed
+    deep in the loop."""
+    if isinstance(until, bool) or not isinstance(until, numbers.Real):
+        raise TypeError(f"run(until={until!r}): must be a number of seconds (virtual time), "
+                        f"got {type(until).__name__}")
+    value = float(until)
+    if not math.isfinite(value):
+        raise ValueError(f"run(until={until!r}): must be a finite number of seconds (run() without until "
+                         f"ends when no pod can make progress)")
+    return value
+
+
+def _checked_max_attempts(max_attempts: Any) -> int:
+    """``run()``'s ``max_attempts``: a non-negative integer (0 made one attempt, as did -1)."""
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, numbers.Integral):
+        raise TypeError(f"run(max_attempts={max_attempts!r}): must be a non-negative integer, "
+                        f"got {type(max_attempts).__name__}")
+    if max_attempts < 0:
+        raise ValueError(f"run(max_attempts={max_attempts!r}): must be a non-negative integer")
+    return int(max_attempts)

@@ -20,6 +20,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from ..api import Container, FrozenDict, Pod, PriorityClass
+from ..api.objects import SYSTEM_PRIORITY_CLASSES
 from .events import PodArrival
 from .generators import PodFactory
 from .spec import Fields, SpecError, amount, check_number, check_string_map, child, type_name, yaml_number
@@ -475,7 +476,8 @@ def _trace_labels(value: Any, path: str) -> dict[str, str]:
 # --------------------------------------------------------------------------------------------
 class Priorities:
     def __init__(self, classes: Sequence[PriorityClass]):
-        self.by_name = {pc.name: pc for pc in classes}
+        # the system classes exist in every cluster (kube-apiserver creates them at start)
+        self.by_name = {**SYSTEM_PRIORITY_CLASSES, **{pc.name: pc for pc in classes}}
         defaults = [pc for pc in classes if pc.global_default]
         self.default = max(defaults, key=lambda pc: pc.value) if defaults else None
 

@@ -222,6 +222,9 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         #: bumped when a node is added, updated or removed (not when pods move): what depends only
         #: on the nodes (label masks, taint and image columns) stays valid while it is unchanged
         self.node_version = 0
+        #: bumped when a node is removed (its row freed, to be reused by the next node added): a
+        #: scheduling cycle checks it to know its chosen row still holds the node it filtered
+        self.nodes_removed = 0
         #: table-wide sums of ``pods_with_affinity`` / ``pods_with_req_anti``: O(1) Skip decisions
         self.total_pods_with_affinity = 0
         self.total_pods_with_req_anti = 0
@@ -745,6 +748,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         self.terminating_pods[row] = 0
         self._freed_rows.append(row)
         self.node_version += 1
+        self.nodes_removed += 1
         self._touch(row)
         return pods
 

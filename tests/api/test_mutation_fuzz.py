@@ -371,6 +371,9 @@ def test_the_issue_25_crashers_are_refused_at_their_field():
     # an ephemeral claim template's quantity is decoded with the pod (it named the claim before)
     ("volumes/Pod/app", ("spec", "volumes", 2, "ephemeral", "volumeClaimTemplate", "spec", "resources",
                          "requests", "storage"), "", "refused"),
+    # a null consumer in a claim's status.reservedFor is Go's zero struct: refused by validation
+    # (resource, name and uid required); it crashed the validation
+    ("group-claims/ResourceClaim/claim-shared", ("status", "reservedFor", 0), None, "refused"),
     # the Priority admission of a PodGroup named no field
     ("gangs/PodGroup/workers", ("spec", "priorityClassName"), "text", "refused"),
 ])

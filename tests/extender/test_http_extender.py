@@ -179,3 +179,127 @@ def test_pod_manifest_keeps_the_original_and_sets_node_name():
 def test_invalid_url_prefix():
     with pytest.raises(ValueError, match="is not an http"):
         HTTPExtender(ExtenderConfig(url_prefix="ftp://x"))
+
+
+class _RawServer:
+    """A TCP server answering each request with the next of ``answers`` (raw bytes, then the
+    connection closes); the last answer repeats."""
+
+    def __init__(self, answers: list[bytes]):
+        import socket
+
+        self.answers = answers
+        self.served = 0
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(16)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            with conn:
+                request = b""
+                while b"\r\n\r\n" not in request:  # the whole request, or closing could reset it
+                    request += conn.recv(1 << 16)
+                head, _, body = request.partition(b"\r\n\r\n")
+                length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
+                                  if line.lower().startswith(b"content-length:")))
+                while len(body) < length:
+                    body += conn.recv(1 << 16)
+                self.served += 1  # before answering: the client may read `served` once answered
+                conn.sendall(self.answers[min(self.served - 1, len(self.answers) - 1)])
+
+    def close(self):
+        self._sock.close()
+
+
+_GOOD = b'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'
+
+
+@pytest.mark.parametrize("bad", [
+    b"HELLO THERE\r\n\r\n",                                            # not HTTP: BadStatusLine
+    b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70000 + b"\r\n\r\n",             # a header line too long
+    b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 200 + b"\r\n",               # too many headers
+    b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{}",               # a body cut short
+], ids=["not-http", "long-header", "many-headers", "short-body"])
+def test_a_protocol_error_is_an_extender_error_and_the_next_call_gets_through(nodes, bad):
+    """An answer that is no HTTP response (http.client's HTTPException family, not OSError) was
+    let through as the bare exception and left the pooled connection mid-request, so every later
+    call of that thread failed with ``Request-sent`` (CannotSendRequest) though the extender had
+    recovered. Upstream's http.Client fails that call (``Post "...": net/http: ...``) and dials
+    again for the next."""
+    srv = _RawServer([bad, _GOOD])
+    try:
+        ext = HTTPExtender(ExtenderConfig(url_prefix=srv.url, filter_verb="filter", node_cache_capable=True))
+        with pytest.raises(ExtenderError, match=r"^failed filter with extender at URL http://127\.0\.0\.1:\d+/filter: "):
+            ext.filter(make_pod("p"), nodes)
+        kept, failed, unresolvable = ext.filter(make_pod("p"), nodes)  # the extender answers well now
+        assert failed == {} and srv.served == 2
+    finally:
+        srv.close()
+
+
+def test_a_negative_http_timeout_means_no_timeout(nodes):
+    """Upstream hands ``httpTimeout`` to http.Client, whose Timeout <= 0 means none (only 0 is
+    defaulted to 5s); a negative one made every call fail (Python's sockets refuse it)."""
+    with ReferenceExtender() as srv:
+        ext = ext_for(srv, http_timeout=-5.0)
+        kept, _, _ = ext.filter(make_pod("p"), nodes)
+        assert kept.names == nodes.names
+
+
+def test_run_schedules_every_pod_once_the_extender_answers_http_again():
+    """With many pods: a few answers that are no HTTP response fail those attempts (Error, retried
+    after backoff), and once the extender answers well every pod binds; the broken connection made
+    every later attempt fail with ``Request-sent``, so none bound."""
+    from fastsched import Scheduler, load_config
+    from fastsched.scheduler.result import SCHEDULED
+
+    body = json.dumps({"NodeNames": ["n0", "n1"]}).encode()
+    good = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)
+    srv = _RawServer([b"HELLO THERE\r\n\r\n"] * 3 + [good])
+    try:
+        s = Scheduler(load_config(f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: {srv.url}
+  filterVerb: filter
+  nodeCacheCapable: true
+"""))
+        s.add_nodes([make_node(f"n{i}", cpu="64") for i in range(2)])
+        s.add_pods([make_pod(f"p{i}", cpu="100m") for i in range(40)])
+        results = s.run()
+        assert len(results) == 40 and {r.status for r in results} == {SCHEDULED}, \
+            {r.message for r in results if r.status != SCHEDULED}
+    finally:
+        srv.close()
+
+
+@pytest.mark.parametrize("tls, message", [
+    ({"ca_file": "/nonexistent/ca.pem"}, "open /nonexistent/ca.pem: no such file or directory"),
+    ({"cert_file": "/nonexistent/c.pem", "key_file": "/nonexistent/k.pem"},
+     "open /nonexistent/c.pem: no such file or directory"),
+    ({"insecure": True, "ca_file": "/nonexistent/ca.pem"},
+     "specifying a root certificates file with the insecure flag is not allowed"),
+    ({"ca_data": b"not a certificate"}, "unable to load root certificates: unable to parse bytes as PEM block"),
+])
+def test_unusable_tls_files_are_reported_at_tls_config_in_client_gos_words(tls, message):
+    """client-go's TLSConfigFor (the extender's transport): the insecure flag with a CA first,
+    then each file read (os.ReadFile's error names the file; Python's did not: '[Errno 2] No such
+    file or directory')."""
+    from fastsched.config import ConfigError, load_config
+    from fastsched.config.types import ExtenderTLSConfig
+    from fastsched import Scheduler
+
+    cfg = load_config("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "extenders:\n- urlPrefix: https://127.0.0.1:1\n  filterVerb: filter\n")
+    cfg.extenders[0].tls_config = ExtenderTLSConfig(**tls)
+    with pytest.raises(ConfigError) as err:
+        Scheduler(cfg)
+    assert str(err.value) == f"extenders[0].tlsConfig: {message}"

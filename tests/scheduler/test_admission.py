@@ -415,3 +415,78 @@ def test_a_bound_pod_is_not_admitted_again(classes, overhead, bulk):
     s.add_pod(incoming)
     placed = {r.pod.name: r.node_name for r in s.run()}
     assert placed["q"] == (None if overhead else "n0")
+
+
+def _pc_pod(name: str, pc: str, **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"priorityClassName": pc, "containers": [{"name": "c", "image": "i"}], **spec}}
+
+
+@pytest.mark.parametrize("name,value", [("system-node-critical", 2000001000),
+                                        ("system-cluster-critical", 2000000000)])
+def test_the_system_priority_classes_exist_without_being_added(name, value):
+    """kube-apiserver creates system-node-critical and system-cluster-critical at start
+    (pkg/registry/scheduling/rest AddSystemPriorityClasses, from pkg/apis/scheduling/v1
+    systemPriorityClasses), so a pod naming one (a DaemonSet's, kube-proxy's) is admitted with its
+    value; it was refused (``no PriorityClass with name system-node-critical was found``)."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_pc_pod("p", name))
+    pod = s.get_pod("default", "p")
+    assert pod.priority == value and pod.preemption_policy == "PreemptLowerPriority"
+    [r] = s.run()
+    assert r.status == "Scheduled", r.message
+    pc = s.get_object("PriorityClass", name)
+    assert pc is not None and pc.value == value and not pc.global_default
+
+
+def test_a_system_priority_class_given_in_a_dump_is_the_one_used():
+    """A cluster dump lists the system classes too (validated: their values are fixed)."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+           "metadata": {"name": "system-cluster-critical"}, "value": 2000000000, "preemptionPolicy": "Never"})
+    s.add(_pc_pod("p", "system-cluster-critical"))
+    pod = s.get_pod("default", "p")
+    assert pod.priority == 2000000000 and pod.preemption_policy == "Never"
+
+
+def test_a_scenario_pod_may_name_a_system_priority_class():
+    """The simulator's scenarios admit the pods they create with the same classes."""
+    from fastsched.sim.streams import Priorities
+
+    pod = Priorities([]).admit(make_pod("p").replace(priority_class_name="system-node-critical"), "arrivals[0]")
+    assert pod.priority == 2000001000
+
+
+def _pc(name: str, value: int, default: bool = False) -> dict:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value, "globalDefault": default}
+
+
+def test_a_second_global_default_priority_class_is_refused():
+    """The Priority admission plugin's validatePriorityClass: `PriorityClass low is already marked
+    as default. Only one default can exist` (it was taken, and pods got the first one's value)."""
+    from fastsched.api import ManifestError
+
+    s = Scheduler()
+    s.add(_pc("low", 10, default=True))
+    with pytest.raises(ManifestError) as err:
+        s.add(_pc("high", 20, default=True))
+    assert str(err.value) == ('PriorityClass high: globalDefault: priorityclasses.scheduling.k8s.io "high" is '
+                              'forbidden: PriorityClass low is already marked as default. Only one default can exist')
+    s.add(_pc("low", 10, default=True))  # the default itself again (replaced): no conflict
+    s.add(_pc("other", 30))
+    s.add_pod(make_pod("p"))
+    assert s.get_pod("default", "p").priority == 10
+
+
+def test_with_priority_admission_off_several_defaults_give_the_lowest_value():
+    """upstream's getDefaultPriorityClass (several defaults by a race): the lowest value, as the
+    PodGroups' admission here already picked; pods took the first added."""
+    s = Scheduler()
+    s.cluster.priority_admission = False
+    s.add([_pc("high", 20, default=True), _pc("low", 10, default=True)])
+    s.cluster.priority_admission = True
+    s.add_pod(make_pod("p"))
+    assert s.get_pod("default", "p").priority == 10

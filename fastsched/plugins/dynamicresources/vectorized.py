@@ -164,6 +164,12 @@ class DeviceColumns:
                                 # capacity) decide per device: never decided here
                                 self.failed.add(signature)
                                 return None
+                            if any(q.sign() < 0 for q in device.capacity.values()):
+                                # a negative capacity aborts the allocator's search with an error
+                                # when it meets the device (errNegativeCapacity): never decided here
+                                # (the columns passed the node, then Reserve found no allocation)
+                                self.failed.add(signature)
+                                return None
                             if device.binding_conditions and not self.features.device_binding:
                                 continue
                             if not all(cache.matches(c, s.driver, device) for c in compiled):

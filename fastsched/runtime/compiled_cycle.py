@@ -292,7 +292,6 @@ def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Calla
     return fn
 
 
-
 def first_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
     """Each row of ``rows`` (a 1-D int64 array of table rows) once, where it first appears, as a
     list and as an intp array: ``list(dict.fromkeys(rows))`` in one compiled pass (the dict over

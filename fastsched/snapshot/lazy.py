@@ -84,6 +84,8 @@ def _labels_alone_differ(values: tuple, keep: tuple) -> bool:
     """Whether two ``_derived_key`` tuples are equal in every field but the labels (which then
     may or may not differ): the fields compared by value, the objects in practice the same."""
     return values[:_LABELS_AT] == keep[:_LABELS_AT] and values[_LABELS_AT + 1:] == keep[_LABELS_AT + 1:]
+
+
 # Fields that differ between pods of one template, or that are derived caches.
 _POD_OWN_FIELDS = frozenset({"name", "uid", "node_name", "manifest", "_requests", "_non_zero_requests",
                              "_scoring_requests"})

@@ -114,40 +114,58 @@ def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
     return added
 
 
+cdef int _check_fit_inputs(str name, const int64_t[::1] rows, const int64_t[::1] allowed,
+                           const int64_t[:, :] alloc, const int64_t[:, :] used,
+                           const int64_t[::1] cols) except -1:
+    """The bounds :func:`_fits_without_victims` reads unchecked: every row within the table's rows
+    and every column within its resource columns (-1, a resource no node has, allowed)."""
+    cdef Py_ssize_t i, j
+    cdef int64_t r
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if r < 0 or r >= allowed.shape[0] or r >= alloc.shape[0]:
+            raise IndexError(f"{name}: row {r} outside the table")
+    for j in range(cols.shape[0]):
+        if cols[j] >= alloc.shape[1] or cols[j] >= used.shape[1]:
+            raise IndexError(f"{name}: column {cols[j]} outside the table")
+    return 0
+
+
+cdef inline bint _fits_without_victims(Py_ssize_t i, int64_t r, const int64_t[::1] count,
+                                       const int64_t[::1] allowed, const int64_t[:, :] alloc,
+                                       const int64_t[:, :] used, const int64_t[::1] cols,
+                                       const int64_t[::1] wants) noexcept nogil:
+    """NodeResourcesFit's verdict on dry-run node ``i`` (table row ``r``) once its potential
+    victims are gone: False when ``count[i] + 1`` pods exceed the row's allowed pods ("Too many
+    pods") or a checked resource ``cols[j]`` has less free than ``wants[j]`` (free = allocatable -
+    ``used[i]``; a column of -1, a resource no node has, has 0 free). Bounds: _check_fit_inputs."""
+    cdef Py_ssize_t j
+    cdef int64_t c, free
+    if count[i] + 1 > allowed[r]:
+        return False
+    for j in range(cols.shape[0]):
+        c = cols[j]
+        free = alloc[r, c] - used[i, c] if c >= 0 else 0
+        if wants[j] > free:
+            return False
+    return True
+
+
 def fit_verdicts(const int64_t[::1] rows, const int64_t[::1] count, const int64_t[::1] allowed,
                  const int64_t[:, :] alloc, const int64_t[:, :] used, const int64_t[::1] cols,
                  const int64_t[::1] wants, uint8_t[::1] ok):
     """NodeResourcesFit's verdict on each dry-run node ``i`` (table row ``rows[i]``) once its
-    potential victims are gone: ``ok[i]`` is cleared when ``count[i] + 1`` pods exceed the row's
-    allowed pods ("Too many pods") or a checked resource ``cols[j]`` has less free than
-    ``wants[j]`` (free = allocatable - ``used[i]``; a column of -1, a resource no node has, has
-    0 free). Only clears: ``ok`` ANDs with what the other filters found."""
+    potential victims are gone (:func:`_fits_without_victims`): ``ok[i]`` is cleared where it does
+    not fit. Only clears: ``ok`` ANDs with what the other filters found."""
     cdef Py_ssize_t n = rows.shape[0]
-    cdef Py_ssize_t nc = cols.shape[0]
-    cdef Py_ssize_t i, j
-    cdef int64_t r, c, free
-    if (count.shape[0] != n or used.shape[0] != n or ok.shape[0] != n or wants.shape[0] != nc):
+    cdef Py_ssize_t i
+    if (count.shape[0] != n or used.shape[0] != n or ok.shape[0] != n or wants.shape[0] != cols.shape[0]):
         raise ValueError("fit_verdicts: shapes do not match")
-    for i in range(n):
-        r = rows[i]
-        if r < 0 or r >= allowed.shape[0] or r >= alloc.shape[0]:
-            raise IndexError(f"fit_verdicts: row {r} outside the table")
-    for j in range(nc):
-        if cols[j] >= alloc.shape[1] or cols[j] >= used.shape[1]:
-            raise IndexError(f"fit_verdicts: column {cols[j]} outside the table")
+    _check_fit_inputs("fit_verdicts", rows, allowed, alloc, used, cols)
     with nogil:
         for i in range(n):
-            r = rows[i]
-            if count[i] + 1 > allowed[r]:
+            if not _fits_without_victims(i, rows[i], count, allowed, alloc, used, cols, wants):
                 ok[i] = 0
-                continue
-            for j in range(nc):
-                c = cols[j]
-                free = alloc[r, c] - used[i, c] if c >= 0 else 0
-                if wants[j] > free:
-                    ok[i] = 0
-                    break
-
 
 def settle_segments(object[::1] pods, const int64_t[::1] entries, const int64_t[::1] seg,
                     const int64_t[::1] nodes, double[::1] start, uint8_t[::1] volatile):
@@ -898,38 +916,19 @@ def window_fit(const int64_t[::1] seg, const int64_t[::1] rows, const int64_t[::
     1``, or not as ``filtered``. Writes every ``kind[w]`` and ``active[w]``; returns how many are
     candidates."""
     cdef Py_ssize_t nw = rows.shape[0]
-    cdef Py_ssize_t nc = cols.shape[0]
-    cdef Py_ssize_t w, j, n_cand = 0
-    cdef int64_t r, c, free
+    cdef Py_ssize_t w, n_cand = 0
     cdef bint ok
     if (seg.shape[0] != nw + 1 or count.shape[0] != nw or used.shape[0] != nw or kind.shape[0] != nw
-            or active.shape[0] != nw or wants.shape[0] != nc):
+            or active.shape[0] != nw or wants.shape[0] != cols.shape[0]):
         raise ValueError("window_fit: shapes do not match")
-    for w in range(nw):
-        r = rows[w]
-        if r < 0 or r >= allowed.shape[0] or r >= alloc.shape[0]:
-            raise IndexError(f"window_fit: row {r} outside the table")
-    for j in range(nc):
-        if cols[j] >= alloc.shape[1] or cols[j] >= used.shape[1]:
-            raise IndexError(f"window_fit: column {cols[j]} outside the table")
+    _check_fit_inputs("window_fit", rows, allowed, alloc, used, cols)
     with nogil:
         for w in range(nw):
             active[w] = 0
             if seg[w + 1] == seg[w]:
                 kind[w] = no_victims
                 continue
-            ok = 1
-            if check_fit:
-                r = rows[w]
-                if count[w] + 1 > allowed[r]:
-                    ok = 0
-                else:
-                    for j in range(nc):
-                        c = cols[j]
-                        free = alloc[r, c] - used[w, c] if c >= 0 else 0
-                        if wants[j] > free:
-                            ok = 0
-                            break
+            ok = not check_fit or _fits_without_victims(w, rows[w], count, allowed, alloc, used, cols, wants)
             if ok:
                 kind[w] = candidate
                 active[w] = 1

@@ -105,7 +105,7 @@ PREPARE_CANDIDATE = {
 def _evaluator(client, clock, activated, async_on):
     handle = SimpleNamespace(client=client, clock=clock, activate=lambda pods: activated.extend(sorted(pods)),
                              nominated_pods_for_node=lambda node_name: [])
-    ev = Evaluator("test-plugin", handle, None, enable_async_preemption=async_on)  # type: ignore[arg-type]
+    ev = Evaluator("test-plugin", handle, None, enable_async_preemption=async_on)
     ev.api_delay = 1.0
     return ev
 
@@ -118,13 +118,8 @@ def _check_deleted(got, want):
         assert (got[0] if got else "") in want
 
 
-_GONE_SYNC = pytest.mark.xfail(strict=True, reason="the synchronous path fails on a NotFound victim")
-
-
-@pytest.mark.parametrize("name,async_on", [
-    pytest.param(n, a, id=f"{n}-{'async' if a else 'sync'}",
-                 marks=[_GONE_SYNC] if (n, a) == ("one victim, but victim is already deleted", False) else [])
-    for n in PREPARE_CANDIDATE for a in (True, False)])
+@pytest.mark.parametrize("async_on", [True, False], ids=["async", "sync"])
+@pytest.mark.parametrize("name", list(PREPARE_CANDIDATE), ids=list(PREPARE_CANDIDATE))
 def test_prepare_candidate(name, async_on):
     node, victim_ids, failure, want_deleted, want_err, want_preempting, want_activated = PREPARE_CANDIDATE[name]
     victims = [VICTIMS[v] for v in victim_ids]
@@ -201,7 +196,7 @@ def test_preempt_pod(name):
     waiting = _WaitingPod()
     client = _RecordingClient()
     handle = SimpleNamespace(client=client, get_waiting_pod=lambda uid: waiting if waiting_victim else None)
-    ev = Evaluator("test-plugin", handle, None)  # type: ignore[arg-type]
+    ev = Evaluator("test-plugin", handle, None)
     in_memory = ev.preempt_pod(Candidate("fake-node", Victims([victim])), PREEMPTOR, victim, "test-plugin")
     assert in_memory is want_in_memory and client.deleted == want_deleted
     assert waiting.preempted_by == ("test-plugin" if waiting_victim else None)

@@ -1,5 +1,5 @@
 """Upstream v1.37.2 ``pkg/scheduler/framework/preemption/executor_test.go`` tables that decide
-answers, transcribed as data: ``TestPrepareCandidate`` (the pod-preemptor rows; both
+answers, transcribed as data: ``TestPrepareCandidate`` (every row; both
 SchedulerAsyncPreemption settings, as upstream's loop), ``TestIsPodRunningPreemption`` /
 ``TestIsPodGroupRunningPreemption`` (the rows fastsched's state can hold) and ``TestPreemptPod``
 (the rows fastsched can reach). The skipped rows and tables are listed at each table.
@@ -13,9 +13,13 @@ from types import SimpleNamespace
 
 import pytest
 
+from fastsched.api.compositepodgroup import CompositePodGroup
+from fastsched.api.scheduling import PodGroup
 from fastsched.errors import NotFoundError
 from fastsched.extender.extender import Victims
 from fastsched.framework.status import Code
+from fastsched.plugins.defaultpreemption.podgroup_preemption import (GroupVictims, PodGroupEvaluator, PodGroupPreemptor,
+                                                                     SelectVictimsResult)
 from fastsched.plugins.defaultpreemption.preemption import Candidate, Evaluator
 from fastsched.testing import make_pod
 
@@ -200,3 +204,57 @@ def test_preempt_pod(name):
     in_memory = ev.preempt_pod(Candidate("fake-node", Victims([victim])), PREEMPTOR, victim, "test-plugin")
     assert in_memory is want_in_memory and client.deleted == want_deleted
     assert waiting.preempted_by == ("test-plugin" if waiting_victim else None)
+
+
+# TestPrepareCandidate, the pod-group-preemptor rows, through PodGroupEvaluator.actuate
+# (actuatePodGroupPreemption): (group kind, victims, failing call's error, expected deleted pod,
+# expected status error (sync), expected preempting set (async), expected activated pods (async)).
+# Their metrics (workload disruptions, PDB violations) are not checked: fastsched keeps no such
+# preemption metrics.
+PG1 = PodGroup(name="pg1", namespace="default", uid="pg1")
+CPG1 = CompositePodGroup(name="cpg1", namespace="default", uid="cpg1")
+PREPARE_CANDIDATE_GROUP = {
+    "podgroup preemptor, one victim without condition": (PG1, ["victim1"], None, ["victim1"], None, {"pg1"}, None),
+    "compositepodgroup preemptor, one victim without condition": (CPG1, ["victim1"], None, ["victim1"], None,
+                                                                  {"cpg1"}, None),
+    "podgroup preemptor, one victim, but pod deletion failed": (PG1, ["failVictim1WithMatchingCondition"], ERR_DELETE,
+                                                                [], ERR_DELETE, {"pg1"}, ["default/preemptor"]),
+    "metrics: podgroup preemptor with workload disruptions": (PG1, ["victim1"], None, ["victim1"], None, {"pg1"},
+                                                              None),
+    "metrics: podgroup preemptor with PDB violations and disruptions": (PG1, ["victim1"], None, ["victim1"], None,
+                                                                        {"pg1"}, None),
+}
+
+
+class _GroupInfo:
+    def __init__(self, group):
+        composite = isinstance(group, CompositePodGroup)
+        self.pod_group, self.composite_pod_group = (None, group) if composite else (group, None)
+
+    def unscheduled_pods(self):
+        return [PREEMPTOR]
+
+
+@pytest.mark.parametrize("async_on", [True, False], ids=["async", "sync"])
+@pytest.mark.parametrize("name", list(PREPARE_CANDIDATE_GROUP), ids=list(PREPARE_CANDIDATE_GROUP))
+def test_prepare_candidate_pod_group(name, async_on):
+    group, victim_ids, failure, want_deleted, want_err, want_preempting, want_activated = PREPARE_CANDIDATE_GROUP[name]
+    victims = [VICTIMS[v] for v in victim_ids]
+    client, clock, activated = ReactorClient(victims, failure), CapturingClock(), []
+    ev = _evaluator(client, clock, activated, async_on)
+    pge = PodGroupEvaluator(ev.handle, ev, enable_composite_pod_group=True)
+    info = _GroupInfo(group)
+    res = SelectVictimsResult({}, GroupVictims(victims, 1 if "PDB" in name else 0), 2 if "disruptions" in name else 0)
+    status = pge.actuate(res, info, PodGroupPreemptor.of(info, False))
+    if async_on:
+        assert status is None
+        assert ev.preempting == want_preempting  # registered at once
+        for fn in clock.pending:
+            fn()
+        assert activated == (want_activated or [])
+    elif want_err is None:
+        assert status is None
+    else:
+        assert status is not None and status.code() == Code.ERROR and status.message() == want_err
+    assert ev.preempting == set()
+    _check_deleted(client.deleted, want_deleted)

@@ -44,6 +44,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
+from ...errors import NotFoundError
 from ...framework.composite import (COMPOSITE_POD_GROUP_KEY_TYPE, WORKLOAD_MAX_TREE_DEPTH, composite_pod_group_key,
                                    get_pod_group_states)
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, POD_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
@@ -818,7 +819,10 @@ class PodGroupEvaluator:
             client = getattr(self.handle, "client", None)
             if client is None:
                 raise StatusError("the framework handle has no client")
-            client.preempt_pod(victim, group.obj, CLUSTER_CANDIDATE)
+            try:
+                client.preempt_pod(victim, group.obj, CLUSTER_CANDIDATE)
+            except NotFoundError:
+                return False  # already deleted: no error, no event (executor.go PreemptPod, as Evaluator.preempt_pod)
         recorder = getattr(self.handle, "event_recorder", None)
         eventf = getattr(recorder, "eventf", None)
         if callable(eventf):

@@ -223,6 +223,10 @@ PREPARE_CANDIDATE_GROUP = {
                                                               None),
     "metrics: podgroup preemptor with PDB violations and disruptions": (PG1, ["victim1"], None, ["victim1"], None,
                                                                         {"pg1"}, None),
+    # fastsched's own row (no upstream one): PreemptPod's NotFound is "already deleted" for a pod
+    # group preemptor too
+    "podgroup preemptor, one victim, but victim is already deleted": (PG1, ["notFoundVictim1"], None, [], None,
+                                                                      {"pg1"}, None),
 }
 
 

@@ -1,6 +1,6 @@
 """Upstream v1.37.2 ``pkg/scheduler/framework/preemption/executor_test.go`` tables that decide
 answers, transcribed as data: ``TestPrepareCandidate`` (every row; both
-SchedulerAsyncPreemption settings, as upstream's loop), ``TestIsPodRunningPreemption`` /
+SchedulerAsyncPreemption settings, as upstream's loop), ``TestAsyncPreemptionFailure`` (every row), ``TestIsPodRunningPreemption`` /
 ``TestIsPodGroupRunningPreemption`` (the rows fastsched's state can hold) and ``TestPreemptPod``
 (the rows fastsched can reach). The skipped rows and tables are listed at each table.
 
@@ -262,3 +262,68 @@ def test_prepare_candidate_pod_group(name, async_on):
         assert status is not None and status.code() == Code.ERROR and status.message() == want_err
     assert ev.preempting == set()
     _check_deleted(client.deleted, want_deleted)
+
+
+class AttemptClient:
+    """TestAsyncPreemptionFailure's delete reactor: every call is an attempt; a victim whose name
+    starts with ``fail-victim`` fails it, any other is deleted."""
+
+    def __init__(self):
+        self.attempted: list[str] = []
+        self.deleted: list[str] = []
+
+    def get_pod_by_uid(self, uid):
+        return object()
+
+    def preempt_pod(self, victim, preemptor, node_name):
+        self.attempted.append(victim.name)
+        if victim.name.startswith("fail-victim"):
+            raise RuntimeError("delete pod failed")
+        self.deleted.append(victim.name)
+
+    def clear_nominated_node_name(self, p):
+        pass
+
+
+# TestAsyncPreemptionFailure (SchedulerAsyncPreemption on): (victims, preemptor group (None: the
+# pod preemptor), expect successful preemption, expect preemption attempt for last victim)
+ASYNC_FAILURE = {
+    "Failure with a single victim": (["fail-victim"], None, False, True),
+    "Success with a single victim": (["victim1"], None, True, True),
+    "Failure in first of three victims": (["fail-victim", "victim2", "victim3"], None, False, False),
+    "Failure in second of three victims": (["victim1", "fail-victim", "victim3"], None, False, False),
+    "Failure in first two of three victims": (["fail-victim1", "fail-victim2", "victim3"], None, False, False),
+    "Failure in third of three victims": (["victim1", "victim2", "fail-victim"], None, False, True),
+    "Success with three victims": (["victim1", "victim2", "victim3"], None, True, True),
+    "Failure with a single victim for pod group": (["fail-victim"], PodGroup(name="pg1", namespace="default"), False,
+                                                   True),
+    "Failure with a single victim for composite pod group": (
+        ["fail-victim"], CompositePodGroup(name="cpg1", namespace="default"), False, True),
+}
+
+
+class _MembersInfo(_GroupInfo):
+    def unscheduled_pods(self):
+        return [make_pod("pod1", uid="pod1", priority=HIGH), make_pod("pod2", uid="pod2", priority=HIGH)]
+
+
+@pytest.mark.parametrize("name", list(ASYNC_FAILURE), ids=list(ASYNC_FAILURE))
+def test_async_preemption_failure(name):
+    victim_names, group, want_success, want_last_attempted = ASYNC_FAILURE[name]
+    victims = [make_pod(n, uid=n, priority=MID, node_name="node1") for n in victim_names]
+    client, activated = AttemptClient(), []
+    ev = _evaluator(client, None, activated, True)
+    if group is None:
+        ev.prepare_candidate_async(Candidate("node1", Victims(victims)), PREEMPTOR, "test-plugin")
+        assert activated == ([] if want_success else ["preemptor"])
+    else:
+        info = _MembersInfo(group)
+        pge = PodGroupEvaluator(ev.handle, ev, enable_composite_pod_group=True)
+        pge.actuate(SelectVictimsResult({}, GroupVictims(victims)), info, PodGroupPreemptor.of(info, False))
+        assert activated == ["default/pod1", "default/pod2"]  # every member of the group
+    assert ev.preempting == set()
+    last = victim_names[-1]
+    assert (last in client.attempted) is want_last_attempted
+    # the last victim is attempted if and only if every preceding one was deleted
+    assert all(v in client.deleted for v in victim_names[:-1]) is (last in client.attempted)
+    assert (last in client.deleted) is want_success

@@ -1,6 +1,7 @@
 """Upstream v1.37.2 ``pkg/scheduler/framework/preemption/executor_test.go`` tables that decide
 answers, transcribed as data: ``TestPrepareCandidate`` (every row; both
-SchedulerAsyncPreemption settings, as upstream's loop), ``TestAsyncPreemptionFailure`` (every row), ``TestIsPodRunningPreemption`` /
+SchedulerAsyncPreemption settings, as upstream's loop), ``TestAsyncPreemptionFailure`` (every row),
+``TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption`` (the waiting-pod rows), ``TestIsPodRunningPreemption`` /
 ``TestIsPodGroupRunningPreemption`` (the rows fastsched's state can hold) and ``TestPreemptPod``
 (the rows fastsched can reach). The skipped rows and tables are listed at each table.
 
@@ -327,3 +328,52 @@ def test_async_preemption_failure(name):
     # the last victim is attempted if and only if every preceding one was deleted
     assert all(v in client.deleted for v in victim_names[:-1]) is (last in client.attempted)
     assert (last in client.deleted) is want_success
+
+
+# TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption, the waiting-pod
+# rows: (victims, preemptor group (None: the pod preemptor), want preemptor activated). The rows
+# "last preBind pod", "last pod enters preBind during preemption" and "non-last preBind pod" are
+# not transcribed: fastsched binds within the scheduling loop, so no victim is ever in PreBind.
+IN_MEMORY_LAST = {
+    "last waiting pod": (["waiting-v"], None, True),
+    "last waiting pod after API-deleted victim": (["api-v", "waiting-v"], None, True),
+    "last waiting pod for pod group": (["waiting-v"], PodGroup(name="pg", namespace="default", uid="pg"), True),
+    "last waiting pod for composite pod group": (["waiting-v"],
+                                                 CompositePodGroup(name="cpg", namespace="default", uid="cpg"), True),
+    "non-last waiting pod": (["waiting-v", "api-v"], None, False),
+}
+
+
+class _TwoMembers(_GroupInfo):
+    def unscheduled_pods(self):
+        return [make_pod("p", uid="p", priority=HIGH), make_pod("p2", uid="p2", priority=HIGH)]
+
+
+@pytest.mark.parametrize("name", list(IN_MEMORY_LAST), ids=list(IN_MEMORY_LAST))
+def test_async_activates_preemptor_after_last_victim_in_memory(name):
+    victim_names, group, want_activate = IN_MEMORY_LAST[name]
+    victims = [make_pod(n, uid=n, priority=MID, node_name="node1") for n in victim_names]
+    waiting = _WaitingPod()
+    client, activated = AttemptClient(), []
+    ev = _evaluator(client, None, activated, True)
+    preemptor_uid = group.uid if group is not None else "p"
+
+    def activate(pods):
+        # fakePodActivator: "Preemptor was activated before its preempting state was cleared"
+        assert preemptor_uid not in ev.preempting
+        activated.extend(sorted(pods))
+
+    ev.handle.activate = activate
+    ev.handle.get_waiting_pod = lambda uid: waiting if uid == "waiting-v" else None
+    if group is None:
+        ev.prepare_candidate_async(Candidate("node1", Victims(victims)), make_pod("p", uid="p", priority=HIGH),
+                                   "test-plugin")
+        want = ["p"]
+    else:
+        info = _TwoMembers(group)
+        pge = PodGroupEvaluator(ev.handle, ev, plugin_name="test-plugin", enable_composite_pod_group=True)
+        pge.actuate(SelectVictimsResult({}, GroupVictims(victims)), info, PodGroupPreemptor.of(info, False))
+        want = ["default/p", "default/p2"]
+    assert ev.preempting == set()
+    assert waiting.preempted_by == "test-plugin" and "waiting-v" not in client.attempted
+    assert activated == (want if want_activate else [])

@@ -1,7 +1,8 @@
 """Upstream v1.37.2 ``pkg/scheduler/framework/preemption/executor_test.go`` tables that decide
 answers, transcribed as data: ``TestPrepareCandidate`` (every row; both
 SchedulerAsyncPreemption settings, as upstream's loop), ``TestAsyncPreemptionFailure`` (every row),
-``TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption`` (the waiting-pod rows), ``TestIsPodRunningPreemption`` /
+``TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption`` (the waiting-pod rows),
+``TestPrepareCandidateAsyncSetsPreemptingSets`` (every row, each preemptor type), ``TestIsPodRunningPreemption`` /
 ``TestIsPodGroupRunningPreemption`` (the rows fastsched's state can hold) and ``TestPreemptPod``
 (the rows fastsched can reach). The skipped rows and tables are listed at each table.
 
@@ -377,3 +378,49 @@ def test_async_activates_preemptor_after_last_victim_in_memory(name):
     assert ev.preempting == set()
     assert waiting.preempted_by == "test-plugin" and "waiting-v" not in client.attempted
     assert activated == (want if want_activate else [])
+
+
+# TestPrepareCandidateAsyncSetsPreemptingSets, for each preemptor type (pod, podgroup,
+# compositepodgroup): (victims, last victim). Upstream keeps the preemptor's UID in ``preempting``
+# during every PreemptPod call, the last one with lastVictimsPendingPreemption set (so
+# IsPodRunningPreemption answers false once that victim is deleted); fastsched drops the UID just
+# before the last call (see preemption.py's module docstring): the same answer by the time the
+# victim's deletion lets anything read it. The rows' other checks are as upstream's.
+SETS_PREEMPTING = {
+    "no victims": ([], None),
+    "one victim": (["victim1"], "victim1"),
+    "two victims": (["victim1", "victim2"], "victim2"),
+}
+PREEMPTOR_TYPES = {"pod": None, "podgroup": PodGroup(name="pg1", namespace="default", uid="pg1"),
+                   "compositepodgroup": CompositePodGroup(name="cpg1", namespace="default", uid="cpg1")}
+
+
+@pytest.mark.parametrize("preemptor_type", list(PREEMPTOR_TYPES))
+@pytest.mark.parametrize("name", list(SETS_PREEMPTING), ids=list(SETS_PREEMPTING))
+def test_prepare_candidate_async_sets_preempting_sets(name, preemptor_type):
+    victim_names, last = SETS_PREEMPTING[name]
+    group = PREEMPTOR_TYPES[preemptor_type]
+    victims = [make_pod(n, uid=n, priority=MID, node_name="node1") for n in victim_names]
+    client = AttemptClient()
+    ev = _evaluator(client, None, [], True)
+    uid = group.uid if group is not None else PREEMPTOR.uid
+    calls: list = []
+    preempt = client.preempt_pod
+
+    def preempt_pod(victim, preemptor, node_name):
+        calls.append((victim.name, uid in ev.preempting))
+        preempt(victim, preemptor, node_name)
+
+    client.preempt_pod = preempt_pod
+    assert ev.preempting == set()
+    if group is None:
+        ev.prepare_candidate_async(Candidate("node1" if victims else "", Victims(victims)), PREEMPTOR, "test-plugin")
+    else:
+        info = _GroupInfo(group)
+        pge = PodGroupEvaluator(ev.handle, ev, enable_composite_pod_group=True)
+        pge.actuate(SelectVictimsResult({}, GroupVictims(victims)), info, PodGroupPreemptor.of(info, False))
+    assert ev.preempting == set()
+    assert [n for n, _ in calls] == victim_names  # every victim once, the last one last
+    if last is not None:
+        assert calls[-1][0] == last
+    assert all(held for n, held in calls if n != last)  # preempting before every call but the last

@@ -2,7 +2,8 @@
 answers, transcribed as data: ``TestPrepareCandidate`` (every row; both
 SchedulerAsyncPreemption settings, as upstream's loop), ``TestAsyncPreemptionFailure`` (every row),
 ``TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption`` (the waiting-pod rows),
-``TestPrepareCandidateAsyncSetsPreemptingSets`` (every row, each preemptor type), ``TestIsPodRunningPreemption`` /
+``TestPrepareCandidateAsyncSetsPreemptingSets`` (every row, each preemptor type),
+``TestRemoveNominatedNodeName`` (every row), ``TestIsPodRunningPreemption`` /
 ``TestIsPodGroupRunningPreemption`` (the rows fastsched's state can hold) and ``TestPreemptPod``
 (the rows fastsched can reach). The skipped rows and tables are listed at each table.
 
@@ -20,6 +21,7 @@ from fastsched.api.scheduling import PodGroup
 from fastsched.errors import NotFoundError
 from fastsched.extender.extender import Victims
 from fastsched.framework.status import Code
+from fastsched.framework.types import PodInfo
 from fastsched.plugins.defaultpreemption.podgroup_preemption import (GroupVictims, PodGroupEvaluator, PodGroupPreemptor,
                                                                      SelectVictimsResult)
 from fastsched.plugins.defaultpreemption.preemption import Candidate, Evaluator
@@ -424,3 +426,31 @@ def test_prepare_candidate_async_sets_preempting_sets(name, preemptor_type):
     if last is not None:
         assert calls[-1][0] == last
     assert all(held for n, held in calls if n != last)  # preempting before every call but the last
+
+
+class _ClearingClient:
+    def __init__(self):
+        self.cleared: list[str] = []
+
+    def clear_nominated_node_name(self, p):
+        self.cleared.append(p.name)
+
+
+# TestRemoveNominatedNodeName (clearNominatedNodeName, through the lower-priority nominations a
+# preemption clears): (current nominatedNodeName, expect a patch request). The patch body
+# (``{"status":{"nominatedNodeName":null}}``) is the API client's, not checked here.
+REMOVE_NOMINATED = {
+    "Should make patch request to clear node name": ("node1", True),
+    "Should not make patch request if nominated node is already cleared": ("", False),
+}
+
+
+@pytest.mark.parametrize("name", list(REMOVE_NOMINATED), ids=list(REMOVE_NOMINATED))
+def test_remove_nominated_node_name(name):
+    current, want_patch = REMOVE_NOMINATED[name]
+    foo = make_pod("foo", priority=0).replace(nominated_node_name=current)
+    client = _ClearingClient()
+    handle = SimpleNamespace(client=client, nominated_pods_for_node=lambda node_name: [PodInfo(foo)])
+    ev = Evaluator("test-plugin", handle, None)
+    assert ev._clear_lower_priority_nominations(PREEMPTOR, "node1") is False
+    assert client.cleared == (["foo"] if want_patch else [])

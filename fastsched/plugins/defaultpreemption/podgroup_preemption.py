@@ -44,6 +44,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, TypeVar
 
+from ...errors import NotFoundError
 from ...framework.composite import (COMPOSITE_POD_GROUP_KEY_TYPE, WORKLOAD_MAX_TREE_DEPTH, composite_pod_group_key,
                                    get_pod_group_states)
 from ...framework.podgroups import POD_GROUP_KEY_TYPE, POD_KEY_TYPE, EntityKey, pod_group_key, pod_group_priority
@@ -60,8 +61,8 @@ __all__ = ["COMPOSITE_POD_GROUP_KEY_TYPE", "DomainVictim", "ERR_NO_VICTIMS_PREEM
            "NOT_ELIGIBLE_NEVER", "ONGOING_PREEMPTION_MSG", "POD_GROUP_PREEMPTION_MSG_PREFIX", "PodGroupEvaluator",
            "PodGroupPostFilterResult", "PodGroupPreemptor", "SelectVictimsResult", "Victim", "WAITING_FOR_GROUP_PREEMPTION",
            "filter_victims_with_pdb_violation", "get_cross_nodes_victims", "get_highest_all_ancestor",
-           "get_pod_priority",
-           "more_important_victim", "new_domain_for_workload_preemption", "new_pod_victim", "new_victim",
+           "get_pod_priority", "more_important_victim", "new_domain_for_workload_preemption", "new_domain_victim",
+           "new_pod_victim", "new_victim",
            "resolve_preemption_policy", "traverse_hierarchy_up"]
 
 _log = logging.getLogger(__name__)
@@ -501,20 +502,23 @@ def get_cross_nodes_victims(nodes: Sequence[Any], node_lister: Any, pod_groups: 
                 seen.add(key)
                 victims.append(_search_cross_nodes_victim_pods(key, pi, pod_group_states, pod_groups,
                                                                composite_pod_groups, composite_states))
-    domain_victims = []
-    for v in victims:  # createDomainVictims / newDomainVictim
-        affected: dict[str, Any] = {}
-        for pi in v.pods():
-            node_name = pi.pod.node_name
-            if node_name in affected:
-                continue
-            try:
-                affected[node_name] = node_lister.get(node_name)
-            except KeyError as e:
-                raise StatusError(f'failed to get node info for node "{node_name}" from snapshot: '
-                                  f'{e.args[0] if e.args else e}') from None
-        domain_victims.append(DomainVictim(v, affected))
-    return domain_victims
+    return [new_domain_victim(node_lister, v) for v in victims]  # createDomainVictims
+
+
+def new_domain_victim(node_lister: Any, v: Victim) -> DomainVictim:
+    """``newDomainVictim``: ``v`` with the snapshot's NodeInfos of the nodes its pods are on, each
+    once (raises StatusError when one is missing from the snapshot)."""
+    affected: dict[str, Any] = {}
+    for pi in v.pods():
+        node_name = pi.pod.node_name
+        if node_name in affected:
+            continue
+        try:
+            affected[node_name] = node_lister.get(node_name)
+        except KeyError as e:
+            raise StatusError(f'failed to get node info for node "{node_name}" from snapshot: '
+                              f'{e.args[0] if e.args else e}') from None
+    return DomainVictim(v, affected)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -815,7 +819,10 @@ class PodGroupEvaluator:
             client = getattr(self.handle, "client", None)
             if client is None:
                 raise StatusError("the framework handle has no client")
-            client.preempt_pod(victim, group.obj, CLUSTER_CANDIDATE)
+            try:
+                client.preempt_pod(victim, group.obj, CLUSTER_CANDIDATE)
+            except NotFoundError:
+                return False  # already deleted: no error, no event (executor.go PreemptPod, as Evaluator.preempt_pod)
         recorder = getattr(self.handle, "event_recorder", None)
         eventf = getattr(recorder, "eventf", None)
         if callable(eventf):

@@ -134,13 +134,7 @@ class VolumeZone(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtensions):
             pv = lister.pv(pv_name)
             if pv is None:
                 return [], Status(unresolvable, f'persistentvolume "{pv_name}" not found')
-            for key in TOPOLOGY_LABELS:
-                value = pv.labels.get(key)
-                if value is None:
-                    continue
-                zones = _label_zones_to_set(value)
-                if zones is not None:
-                    out.append((pv.name, key, zones))
+            out.extend((pv.name, key, zones) for key, zones in _pv_topologies(pv))
         return out, None
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> tuple[None, Status | None]:

@@ -405,3 +405,35 @@ def test_a_plan_keeps_the_enough_mask_of_its_first_filter_call():
     plugin.manager._hold([(DRIVER, "node-1-pool", "gpu-0")], 1)
     assert vectorized._enough(plan, cols, table)[rows].tolist() == [True] * 3
     assert cols.enough(("gpu", ()), 1)[table.row_of["node-1"]] == False  # noqa: E712
+
+
+def test_special_claim_plans_read_each_requests_object_once():
+    """``_special_plan`` keeps what a plan reads of a special claim per requests object (the pods
+    sharing their containers share it): claims with the same requests object share the needs;
+    another requests object, with another count or a request the columns cannot decide, gets its
+    own answer, equal to ``_needs`` of the claim."""
+    def claim(count, admin=False):
+        exactly = {"deviceClassName": "gpu", "count": count, **({"adminAccess": True} if admin else {})}
+        return parse_resource_claim({"metadata": {"name": "c", "namespace": "default"},
+                                     "spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}})
+
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=ListeningStore([])))
+    s = SimpleNamespace(to_allocate=[0], extended_index=0, reused=False, after_reserve=None, available_on_nodes=[None],
+                        binding_failed=set(), needs_node_operations=set())
+    answer = {}
+    plugin._filter_extended_resources = lambda state, node: (answer["claim"], [], None)
+    one = claim(1)
+    answer["claim"] = one
+    first = vectorized._special_plan(plugin, s)
+    answer["claim"] = one.replace(name="d")  # another claim, the same requests object
+    second = vectorized._special_plan(plugin, s)
+    assert first.needs == {("gpu", ()): 1} and second.needs is first.needs and first.sufficient
+    for other in (claim(1), claim(3)):
+        answer["claim"] = other
+        plan = vectorized._special_plan(plugin, s)
+        assert plan.needs == vectorized._needs([other])[0] == {("gpu", ()): other.requests[0].exactly.count}
+    answer["claim"] = claim(1, admin=True)
+    assert vectorized._special_plan(plugin, s) is None and vectorized._needs([answer["claim"]]) is None
+    s.binding_failed = {0}  # per state: the kept needs, this state's sufficiency
+    answer["claim"] = one
+    assert vectorized._special_plan(plugin, s).needs is first.needs and not vectorized._special_plan(plugin, s).sufficient

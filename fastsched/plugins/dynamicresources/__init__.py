@@ -434,6 +434,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: from one template share their container tuples, so each needs
         #: ``create_requests_and_mappings`` once, not once per pod (bounded: cleared when full)
         self._special_requests: dict[tuple, tuple[Any, Any, tuple, list[dict[str, str]]]] = {}
+        #: id(a special claim's requests) -> (those requests, what the batch Filter's plan reads
+        #: of them: ``vectorized._needs``): kept per requests object, which ``_special_requests``
+        #: shares across pods (bounded: cleared when full)
+        self._special_needs: dict[int, tuple[tuple, Any]] = {}
 
     def _update_object(self, obj: Any) -> None:
         """``client.update_object(obj)``; without a client it raises what the call on None did

@@ -280,9 +280,25 @@ def _plan(s: _StateData, claims: list[ResourceClaim] | None = None) -> _Plan | N
     the pod's claims of ``to_allocate``)."""
     if s.reused or s.after_reserve is not None:
         return None  # a pod group member reusing pending allocations: Filter combines them per node
+    made = _needs(claims if claims is not None else [s.claims[index] for index in s.to_allocate])
+    if made is None:
+        return None
+    return _plan_of(s, *made)
+
+
+def _plan_of(s: _StateData, needs: dict[tuple, int], constrained: bool) -> _Plan:
+    """The plan of claims needing ``needs`` (``_needs``) on the pod's state ``s``."""
+    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
+                  and not s.binding_failed and not s.needs_node_operations)
+    return _Plan(needs, sufficient)
+
+
+def _needs(claims: list[ResourceClaim]) -> tuple[dict[tuple, int], bool] | None:
+    """What a plan reads of ``claims``: the devices needed per signature and whether some claim
+    has constraints; None when the columns cannot decide for them."""
     needs: dict[tuple, int] = {}
     constrained = False
-    for claim in claims if claims is not None else [s.claims[index] for index in s.to_allocate]:
+    for claim in claims:
         per_claim = 0
         for request in claim.requests:
             body = request.exactly
@@ -297,9 +313,7 @@ def _plan(s: _StateData, claims: list[ResourceClaim] | None = None) -> _Plan | N
             return None  # the allocator reports an error for this claim
         if claim.constraints:
             constrained = True
-    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
-                  and not s.binding_failed and not s.needs_node_operations)
-    return _Plan(needs, sufficient)
+    return needs, constrained
 
 
 def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch,
@@ -447,7 +461,20 @@ def _special_plan(plugin: DynamicResources, s: _StateData) -> _Plan | None:
     special, _, status = plugin._filter_extended_resources(s, _NoneOffered())
     if status is not None or special is None:
         return None
-    return _plan(s, [special])
+    if s.reused or s.after_reserve is not None or special.constraints:
+        return _plan(s, [special])
+    # a special claim has requests only (no constraints): what the plan reads of it is kept per
+    # requests object, which the pods sharing their containers share (issue 27)
+    requests = special.requests
+    kept = plugin._special_needs.get(id(requests))
+    if kept is None or kept[0] is not requests:
+        if len(plugin._special_needs) >= 256:
+            plugin._special_needs.clear()
+        kept = plugin._special_needs[id(requests)] = (requests, _needs([special]))
+    made = kept[1]
+    if made is None:
+        return None
+    return _plan_of(s, *made)
 
 
 def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:

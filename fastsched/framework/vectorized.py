@@ -67,12 +67,21 @@ class FilterVerdicts:
 
     @classmethod
     def all_pass(cls, n: int) -> "FilterVerdicts":
-        """Every node passes (the arrays are read-only views of shared buffers)."""
+        """Every node passes (the arrays are read-only views of shared buffers: see
+        :func:`passes_every_node`)."""
         global _PASS_CODES, _NO_REASON_IDS
         if n > len(_PASS_CODES):
             _PASS_CODES = _read_only(np.zeros(max(n, 2 * len(_PASS_CODES)), dtype=np.int8))
             _NO_REASON_IDS = _read_only(np.full(len(_PASS_CODES), -1, dtype=np.int32))
-        return cls(_PASS_CODES[:n], _NO_REASON_IDS[:n])
+        if cls is not FilterVerdicts:
+            return cls(_PASS_CODES[:n], _NO_REASON_IDS[:n])
+        # what __init__ makes of these arrays (already int8 and int32), without its conversions:
+        # the batch Filters of most cycles answer this (issue 27)
+        out = _new_verdicts(cls)
+        out.codes = _PASS_CODES[:n]
+        out.reason_ids = _NO_REASON_IDS[:n]
+        out.reasons = []
+        return out
 
     @classmethod
     def from_mask(cls, fail: np.ndarray, code: Code, *reasons: str) -> "FilterVerdicts":
@@ -119,6 +128,17 @@ class FilterVerdicts:
         if plugin:
             s.set_plugin(plugin)
         return s
+
+
+_new_verdicts = object.__new__
+
+
+def passes_every_node(res: FilterVerdicts) -> bool:
+    """Whether ``res`` holds :meth:`FilterVerdicts.all_pass`'s codes (a read-only view of the
+    shared zeros: every node passes). False says nothing (other verdicts may pass every node
+    too): a caller's shortcut, skipping the codes' compare when it is True."""
+    return res.codes.base is _PASS_CODES
+
 
 
 class VectorizedFilterPlugin(FilterPlugin):

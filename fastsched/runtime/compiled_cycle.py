@@ -60,7 +60,7 @@ from ..framework.cycle_state import CycleState
 from ..framework.interface import PreFilterPlugin
 from ..framework.status import MAX_NODE_SCORE, Code
 from ..framework.types import PodInfo
-from ..framework.vectorized import FilterVerdicts
+from ..framework.vectorized import FilterVerdicts, passes_every_node
 from ..snapshot.snapshot import NodeBatch
 from .filter_results import _IS_REJECTED, FilterResults, _valid_values
 from .nominated import (NominatedUsage, filter_shadow, filter_with_nominated_pods, nominations_by_node, table_batch,
@@ -1451,6 +1451,8 @@ class CompiledCycle:
                 codes = res.codes
                 if type(codes) is not np.ndarray or codes.shape != rows.shape:
                     return None
+                if passes_every_node(res):
+                    continue  # FilterVerdicts.all_pass: ANDs nothing into the window's verdicts
                 ok = codes == 0
                 if not ok.all() and (codes == _ERROR).any():
                     return None

@@ -283,8 +283,69 @@ def test_device_columns_follow_held_devices_across_matrix_growth():
             fresh = vectorized.DeviceColumns(manager, table, cols.key, plugin.features)
             for signature in signatures[:hi]:
                 assert cols.column(signature).tolist() == fresh.column(signature).tolist(), (signature, hi)
+                for needed in (1, 2):
+                    # the kept ``free >= needed`` masks follow the devices as the columns do
+                    assert cols.enough(signature, needed).tolist() == (fresh.column(signature) >= needed).tolist()
             fresh.close()
-    assert len(cols.matrix) >= 20 and any(cols.column(s).any() for s in signatures)
+    assert any(cols.column(s).any() for s in signatures)
+    # signatures counting the same devices share one matrix row, the others have their own
+    distinct = {frozenset(cols.rows_of[s].items()) for s in signatures}
+    assert 1 < len(distinct) < len(signatures)
+    assert cols.rows_used == len(distinct) == len(set(cols.index.values()))
+    for a in signatures:
+        for b in signatures:
+            assert (cols.index[a] == cols.index[b]) == (cols.rows_of[a] == cols.rows_of[b]), (a, b)
+
+
+def test_device_columns_of_distinct_devices_grow_the_matrix():
+    """Twenty signatures over nested device sets (one device per node, ``idx <= j``) take a matrix
+    row each: the matrix grows past 8 and 16 rows, columns built after a device's first change
+    included, and every column and kept ``free >= needed`` mask equals a fresh build's."""
+    rng = random.Random(20261202)
+    nodes = [make_node(f"node-{i}") for i in range(20)]
+    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {"selectors": [
+        {"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
+    for i in range(20):
+        objects.append(parse_resource_slice({"metadata": {"name": f"node-{i}-pool"}, "spec": {
+            "driver": DRIVER, "nodeName": f"node-{i}",
+            "pool": {"name": f"node-{i}-pool", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": f"gpu-{j}", "attributes": {"idx": {"int": i}}} for j in range(2)]}}))
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    table = build_snapshot(nodes).batch().table
+    cols = vectorized._columns(plugin, table)
+    assert cols is not None
+    manager = plugin.manager
+    signatures = [("gpu", (f'device.attributes["{DRIVER}"].idx <= {j}',)) for j in range(20)]
+    # and sets of one size (a node's two devices each): equal in length, not in devices
+    signatures += [("gpu", (f'device.attributes["{DRIVER}"].idx == {j}',)) for j in (3, 7, 11)]
+    rng.shuffle(signatures)
+    counted = {sig: (lambda i, j=int(sig[1][0].split()[-1]), eq="==" in sig[1][0]: (i == j) if eq else (i <= j))
+               for sig in signatures}
+    devices = [(s.driver, s.pool_name, d.name) for s in store.list_objects("ResourceSlice") for d in s.devices]
+    held: list = []
+    for lo, hi in ((0, 7), (7, 15), (15, 23)):
+        for signature in signatures[lo:hi]:
+            assert cols.column(signature) is not None
+            assert cols.enough(signature, 2) is not None
+        for _ in range(12):
+            if held and rng.random() < 0.4:
+                manager._hold([held.pop(rng.randrange(len(held)))], -1)
+            else:
+                device = rng.choice([d for d in devices if d not in held])
+                held.append(device)
+                manager._hold([device], 1)
+            fresh = vectorized.DeviceColumns(manager, table, cols.key, plugin.features)
+            for signature in signatures[:hi]:
+                assert cols.column(signature).tolist() == fresh.column(signature).tolist(), (signature, hi)
+                # counted by hand: node i's two devices, less those held, where the selector takes i
+                want = [counted[signature](i) * sum((DRIVER, f"node-{i}-pool", f"gpu-{j}") not in held
+                                                    for j in range(2)) for i in range(20)]
+                assert [int(cols.column(signature)[table.row_of[f"node-{i}"]]) for i in range(20)] == want
+                enough = cols.enough(signature, 2)
+                assert [bool(enough[table.row_of[f"node-{i}"]]) for i in range(20)] == [w >= 2 for w in want]
+            fresh.close()
+    assert cols.rows_used == 23 and len(cols.matrix) >= 23
 
 
 def test_same_shape_nodes_do_not_share_a_verdict_naming_the_node_s_own_devices():
@@ -320,3 +381,59 @@ def test_same_shape_nodes_do_not_share_a_verdict_naming_the_node_s_own_devices()
     want = [_as_tuple(s) for s in _statuses_per_node(plugin, state_b, pod, batch)]
     assert got == want
     assert all(status is not None and f"node-{i}-pool" in " ".join(status[1]) for i, status in enumerate(got)), got
+
+
+def test_a_plan_keeps_the_enough_mask_of_its_first_filter_call():
+    """``_enough`` keeps on the plan what the columns said at the cycle's first Filter call (the
+    per-cycle answer it always was): a device held afterwards changes the columns' kept mask, not
+    the plan's."""
+    nodes = [make_node(f"node-{i}") for i in range(3)]
+    objects = [parse_device_class({"metadata": {"name": "gpu"}, "spec": {"selectors": [
+        {"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})]
+    for i in range(3):
+        objects.append(parse_resource_slice({"metadata": {"name": f"node-{i}-pool"}, "spec": {
+            "driver": DRIVER, "nodeName": f"node-{i}",
+            "pool": {"name": f"node-{i}-pool", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0"}]}}))
+    store = ListeningStore(objects)
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+    table = build_snapshot(nodes).batch().table
+    cols = vectorized._columns(plugin, table)
+    plan = vectorized._Plan({("gpu", ()): 1}, True)
+    rows = [table.row_of[f"node-{i}"] for i in range(3)]
+    assert vectorized._enough(plan, cols, table)[rows].tolist() == [True] * 3
+    plugin.manager._hold([(DRIVER, "node-1-pool", "gpu-0")], 1)
+    assert vectorized._enough(plan, cols, table)[rows].tolist() == [True] * 3
+    assert cols.enough(("gpu", ()), 1)[table.row_of["node-1"]] == False  # noqa: E712
+
+
+def test_special_claim_plans_read_each_requests_object_once():
+    """``_special_plan`` keeps what a plan reads of a special claim per requests object (the pods
+    sharing their containers share it): claims with the same requests object share the needs;
+    another requests object, with another count or a request the columns cannot decide, gets its
+    own answer, equal to ``_needs`` of the claim."""
+    def claim(count, admin=False):
+        exactly = {"deviceClassName": "gpu", "count": count, **({"adminAccess": True} if admin else {})}
+        return parse_resource_claim({"metadata": {"name": "c", "namespace": "default"},
+                                     "spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}})
+
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=ListeningStore([])))
+    s = SimpleNamespace(to_allocate=[0], extended_index=0, reused=False, after_reserve=None, available_on_nodes=[None],
+                        binding_failed=set(), needs_node_operations=set())
+    answer = {}
+    plugin._filter_extended_resources = lambda state, node: (answer["claim"], [], None)
+    one = claim(1)
+    answer["claim"] = one
+    first = vectorized._special_plan(plugin, s)
+    answer["claim"] = one.replace(name="d")  # another claim, the same requests object
+    second = vectorized._special_plan(plugin, s)
+    assert first.needs == {("gpu", ()): 1} and second.needs is first.needs and first.sufficient
+    for other in (claim(1), claim(3)):
+        answer["claim"] = other
+        plan = vectorized._special_plan(plugin, s)
+        assert plan.needs == vectorized._needs([other])[0] == {("gpu", ()): other.requests[0].exactly.count}
+    answer["claim"] = claim(1, admin=True)
+    assert vectorized._special_plan(plugin, s) is None and vectorized._needs([answer["claim"]]) is None
+    s.binding_failed = {0}  # per state: the kept needs, this state's sufficiency
+    answer["claim"] = one
+    assert vectorized._special_plan(plugin, s).needs is first.needs and not vectorized._special_plan(plugin, s).sufficient

@@ -434,6 +434,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: from one template share their container tuples, so each needs
         #: ``create_requests_and_mappings`` once, not once per pod (bounded: cleared when full)
         self._special_requests: dict[tuple, tuple[Any, Any, tuple, list[dict[str, str]]]] = {}
+        #: id(a special claim's requests) -> (those requests, what the batch Filter's plan reads
+        #: of them: ``vectorized._needs``): kept per requests object, which ``_special_requests``
+        #: shares across pods (bounded: cleared when full)
+        self._special_needs: dict[int, tuple[tuple, Any]] = {}
 
     def _update_object(self, obj: Any) -> None:
         """``client.update_object(obj)``; without a client it raises what the call on None did
@@ -1173,6 +1177,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray,
                                    nodes: fwk.NodeBatch) -> Status | None:
+        if type(scores) is np.ndarray and scores.ndim == 1 and not scores.any():
+            # every score 0 (no prioritized-list request scored: the usual case): the default
+            # normalization leaves them as they are (not reversed), without its kernel call
+            return None
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 
     # -- Reserve / Unreserve ----------------------------------------------------------------------

@@ -71,6 +71,9 @@ class DeviceColumns:
 
     #: up to this many columns counting a device, a held or freed device updates them one by one
     SCALAR_COLUMNS = 4
+    #: how many ``free >= needed`` masks are kept current (each costs a scalar update per device
+    #: held or freed on its row); past it, ``enough`` computes the mask per call
+    KEPT_ENOUGH = 32
 
     def __init__(self, manager: DRAManager, table: NodeTable, key: tuple, features: Any):
         self.manager = manager
@@ -91,6 +94,16 @@ class DeviceColumns:
         #: device id -> [the matrix rows of the built columns counting it (a list, and as an
         #: array once asked for, None until then), its node's table row]
         self.entries_of: dict[tuple, list[Any]] = {}
+        #: the matrix rows in use: signatures counting the same devices (the DRA extended-resource
+        #: cases' 25-50 classes all select every device of one driver) share one row, so a device
+        #: held or freed changes one entry instead of one per class (issue 27)
+        self.rows_used = 0
+        #: (matrix row, devices needed) -> (C,) bool ``free >= needed``, kept current by
+        #: ``_device_changed`` (the rows of the device's node): ``_enough`` reads it instead of a
+        #: compare over the table per pod; at most ``KEPT_ENOUGH`` of them
+        self.enough_of: dict[tuple[int, int], np.ndarray] = {}
+        #: matrix row -> the ``needed`` values of ``enough_of`` kept for it
+        self.enough_needed: dict[int, list[int]] = {}
         manager.device_listeners.append(self._device_changed)
 
     def close(self) -> None:
@@ -103,18 +116,41 @@ class DeviceColumns:
         entry = self.entries_of.get(device_id)
         if entry is not None:
             delta = -1 if now_held else 1
+            row = entry[2]
             if len(entry[0]) <= self.SCALAR_COLUMNS:
                 # a device counted by a few columns (a claim-template pod's class): one scalar
                 # add each, ~10x cheaper than numpy's indexed add for so few
-                matrix, row = self.matrix, entry[2]
+                matrix = self.matrix
                 for k in entry[0]:
                     matrix[k, row] += delta
-                return
-            columns = entry[1]
-            if columns is None:
-                columns = entry[1] = np.array(entry[0], dtype=np.intp)
-            # (distinct matrix rows: each signature counts a device once)
-            self.matrix[columns, entry[2]] += delta
+            else:
+                columns = entry[1]
+                if columns is None:
+                    columns = entry[1] = np.array(entry[0], dtype=np.intp)
+                # (distinct matrix rows: each signature counts a device once)
+                self.matrix[columns, row] += delta
+            if self.enough_needed:
+                enough_needed, enough_of, matrix = self.enough_needed, self.enough_of, self.matrix
+                for k in entry[0]:
+                    for needed in enough_needed.get(k, ()):
+                        enough_of[(k, needed)][row] = matrix[k, row] >= needed
+
+    def enough(self, signature: tuple, needed: int) -> np.ndarray | None:
+        """(C,) bool: the rows with at least ``needed`` free devices of ``signature``, None when
+        its column cannot be built. A kept mask (read-only for the caller), current with the
+        column; past ``KEPT_ENOUGH`` masks, a new array per call."""
+        col = self.column(signature)
+        if col is None:
+            return None
+        k = self.index[signature]
+        kept = self.enough_of.get((k, needed))
+        if kept is not None:
+            return kept
+        mask = col >= needed
+        if len(self.enough_of) < self.KEPT_ENOUGH:
+            self.enough_of[(k, needed)] = mask
+            self.enough_needed.setdefault(k, []).append(needed)
+        return mask
 
     def column(self, signature: tuple) -> np.ndarray | None:
         """The ``free`` column of ``signature`` (built on first use); None when its selectors
@@ -181,7 +217,15 @@ class DeviceColumns:
         except CELError:
             self.failed.add(signature)
             return None
-        k = len(self.index)
+        for sig, other in self.rows_of.items():
+            if other == rows:  # the same devices on the same rows: the same counts, now and after
+                k = self.index[sig]
+                self.index[signature] = k
+                self.free[signature] = column = self.free[sig]
+                self.rows_of[signature] = other
+                return column
+        k = self.rows_used
+        self.rows_used = k + 1
         matrix = self.matrix
         if k == len(matrix):  # full: a larger matrix, the columns' views moved onto it
             matrix = np.zeros((max(8, 2 * k), matrix.shape[1]), dtype=np.int32)
@@ -236,9 +280,25 @@ def _plan(s: _StateData, claims: list[ResourceClaim] | None = None) -> _Plan | N
     the pod's claims of ``to_allocate``)."""
     if s.reused or s.after_reserve is not None:
         return None  # a pod group member reusing pending allocations: Filter combines them per node
+    made = _needs(claims if claims is not None else [s.claims[index] for index in s.to_allocate])
+    if made is None:
+        return None
+    return _plan_of(s, *made)
+
+
+def _plan_of(s: _StateData, needs: dict[tuple, int], constrained: bool) -> _Plan:
+    """The plan of claims needing ``needs`` (``_needs``) on the pod's state ``s``."""
+    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
+                  and not s.binding_failed and not s.needs_node_operations)
+    return _Plan(needs, sufficient)
+
+
+def _needs(claims: list[ResourceClaim]) -> tuple[dict[tuple, int], bool] | None:
+    """What a plan reads of ``claims``: the devices needed per signature and whether some claim
+    has constraints; None when the columns cannot decide for them."""
     needs: dict[tuple, int] = {}
     constrained = False
-    for claim in claims if claims is not None else [s.claims[index] for index in s.to_allocate]:
+    for claim in claims:
         per_claim = 0
         for request in claim.requests:
             body = request.exactly
@@ -253,9 +313,7 @@ def _plan(s: _StateData, claims: list[ResourceClaim] | None = None) -> _Plan | N
             return None  # the allocator reports an error for this claim
         if claim.constraints:
             constrained = True
-    sufficient = (len(needs) == 1 and not constrained and all(sel is None for sel in s.available_on_nodes)
-                  and not s.binding_failed and not s.needs_node_operations)
-    return _Plan(needs, sufficient)
+    return needs, constrained
 
 
 def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch,
@@ -308,12 +366,16 @@ def _enough(plan: Any, cols: Any, table: Any) -> np.ndarray | None:
     between the Filter calls of one cycle); None when the columns have no such signature."""
     enough = plan.enough
     if enough is None or plan.cols is not cols:
-        enough = np.ones(len(table.live), dtype=bool)
+        enough = None
         for signature, needed in plan.needs.items():
-            col = cols.column(signature)
-            if col is None:
+            mask = cols.enough(signature, needed)
+            if mask is None:
                 return None
-            enough &= col >= needed
+            # (a kept mask is the columns' and changes with them: copied, as the plan keeps what
+            # the columns said at its first Filter call of the cycle)
+            enough = mask.copy() if enough is None else enough & mask
+        if enough is None:
+            enough = np.ones(len(table.live), dtype=bool)
         plan.enough, plan.cols = enough, cols
     return enough
 
@@ -399,7 +461,20 @@ def _special_plan(plugin: DynamicResources, s: _StateData) -> _Plan | None:
     special, _, status = plugin._filter_extended_resources(s, _NoneOffered())
     if status is not None or special is None:
         return None
-    return _plan(s, [special])
+    if s.reused or s.after_reserve is not None or special.constraints:
+        return _plan(s, [special])
+    # a special claim has requests only (no constraints): what the plan reads of it is kept per
+    # requests object, which the pods sharing their containers share (issue 27)
+    requests = special.requests
+    kept = plugin._special_needs.get(id(requests))
+    if kept is None or kept[0] is not requests:
+        if len(plugin._special_needs) >= 256:
+            plugin._special_needs.clear()
+        kept = plugin._special_needs[id(requests)] = (requests, _needs([special]))
+    made = kept[1]
+    if made is None:
+        return None
+    return _plan_of(s, *made)
 
 
 def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:

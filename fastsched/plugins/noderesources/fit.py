@@ -417,6 +417,14 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
             cols, wants, reasons, delegable, names = self._without_absent_delegated(table, pod_request, cols, wants,
                                                                                     reasons, delegable)
         n = len(nodes)
+        if not len(cols) and not delegable:
+            # no resource check left (pods of native resources they do not request, or only
+            # delegated ones no node offers: the DRA extended-resource cases): the kernel's bit 0
+            # alone, "Too many pods" where pod_count + 1 > allowed_pods; a node failing it takes
+            # the kernel's verdicts (issue 27: the kernel's ten buffer arguments cost more than
+            # these two reads of the rows)
+            if not (table.pod_count[nodes.rows] >= table.allowed_pods[nodes.rows]).any():
+                return FilterVerdicts.all_pass(n)
         rows = np.ascontiguousarray(nodes.rows)
         codes = np.empty(n, dtype=np.int8)                                  # (N,)
         reason_ids = np.empty(n, dtype=np.int32)                            # (N,)

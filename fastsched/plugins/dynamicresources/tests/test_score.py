@@ -180,3 +180,17 @@ def test_batch_score_equals_per_node(seed):
     plugin.normalize_score_vectorized(state, the_pod, scores, batch)
     assert dict(zip(feasible, scores.tolist())) == normalized
     assert isinstance(scores, np.ndarray)
+
+
+@pytest.mark.parametrize("raw", [[0, 0, 0], [], [0, 3, 6], [1], [0, -2, 0], [7, 7]])
+def test_normalize_score_vectorized_is_the_default_normalization(raw):
+    """All-zero scores (the usual: no prioritized-list request) stay zero without the kernel;
+    any other scores are the default normalization's, in place, as the per-node path's."""
+    plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=ObjectStore()))
+    scores = np.array(raw, dtype=np.int64)
+    assert plugin.normalize_score_vectorized(CycleState(), pod(), scores, None) is None
+    per_node = [NodeScore(f"n{i}", v) for i, v in enumerate(raw)]
+    assert plugin.normalize_score(CycleState(), pod(), per_node) is None
+    assert scores.tolist() == [s.score for s in per_node]
+    with pytest.raises(ValueError):
+        plugin.normalize_score_vectorized(CycleState(), pod(), np.zeros((2, 2), dtype=np.int64), None)

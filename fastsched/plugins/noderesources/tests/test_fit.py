@@ -220,6 +220,16 @@ def test_filter_too_many_pods():
     assert run_filter(new_fit(), [empty_zero], [], pod())["zero-pods"] == (U, ("Too many pods",))
 
 
+def test_filter_without_resource_checks_counts_pods_only():
+    """A pod with no resource to check (none requested) passes every node with room for one more
+    pod, as a batch (the kernel's pod count alone), and the full nodes get "Too many pods" from the
+    kernel's verdicts beside the nodes that pass."""
+    nodes = [node("room", 10, 20, pods=2), node("full", 10, 20, pods=1), node("busy", 10, 20, pods=3)]
+    existing = [pod("a", {}, node_name="room"), pod("b", {}, node_name="full"), pod("c", requests(10, 20), node_name="busy")]
+    assert run_filter(new_fit(), nodes, existing, pod()) == {"room": OK, "full": (U, ("Too many pods",)), "busy": OK}
+    assert run_filter(new_fit(), [nodes[0], nodes[2]], existing, pod()) == {"room": OK, "busy": OK}
+
+
 def test_filter_zero_allocatable_node():
     nodes = [node("zero", 0, 0), node("big", 4000, 2**30)]
     got = run_filter(new_fit(), nodes, [], pod("p", requests(1, 1)))

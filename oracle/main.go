@@ -1558,6 +1558,18 @@ func run(sc *Scenario) (ans Answer) {
 			}
 			continue
 		}
+		// a "sampling" scenario's later entry of a pod waiting nominated is its retry: the queue
+		// pops it again (its backoff over, or activated), with its nominated node (evaluateNominatedNode)
+		if _, bound := onNode[key(pod)]; bound && sc.Sampling { // (bound meanwhile: no attempt)
+			ans.Attempts = append(ans.Attempts, Attempt{Pod: "Pod " + key(pod), Error: "bound already"})
+			continue
+		}
+		retried := nominated[key(pod)]
+		if retried != nil && sc.Sampling {
+			pod = retried
+		} else {
+			retried = nil
+		}
 		replay := ""
 		if i < len(sc.Replay) {
 			replay = sc.Replay[i]
@@ -1611,6 +1623,11 @@ func run(sc *Scenario) (ans Answer) {
 		}
 		victimsMu.Unlock()
 		ans.Attempts = append(ans.Attempts, at)
+		if retried != nil && at.NominatedNode == "" {
+			// bound (assume takes it out of the nominator) or dropped, as a pod that fails is here
+			queue.Delete(logger, retried)
+			delete(nominated, key(retried))
+		}
 		if at.Selected != "" {
 			b := pod.DeepCopy()
 			b.Spec.NodeName = at.Selected
@@ -1639,7 +1656,11 @@ func run(sc *Scenario) (ans Answer) {
 				return
 			}
 			// back in the queue (the nominator keeps a reference; the filter reads the pod from the queue)
-			queue.Add(ctx, np)
+			if retried != nil {
+				queue.Update(ctx, retried, np) // (nominated anew: the override below moves it)
+			} else {
+				queue.Add(ctx, np)
+			}
 			queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride,
 				NominatedNodeName: at.NominatedNode})
 			nominated[key(np)] = np
@@ -1752,12 +1773,41 @@ func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Sna
 	// Opportunistic batching (findNodesThatFitPod): the hint from the previous cycle is filtered
 	// first (evaluateNominatedNode); when it fits, upstream's cycle ends there with it. The full
 	// cycle below is retold anyway, for the record.
-	// (the pod has no nominated node: a preemptor is not attempted again)
+	// (the pod has no nominated node: a preemptor is attempted again only in a "sampling" scenario,
+	// whose default profile signs no pod, so that it gets no hint)
 	if prof.batch {
 		at.BatchHint = f.GetNodeHint(ctx, pod, sig, state, cycle)
 		if at.BatchHint != "" {
 			if ni, err := snapshot.GetNodeInPlacement(at.BatchHint); err == nil {
 				at.BatchHinted = !f.HasFilterPlugins() || f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni).IsSuccess()
+			}
+		}
+	}
+	// A preemptor's retry (a "sampling" scenario's later entry of a pod waiting nominated):
+	// findNodesThatFitPod's evaluateNominatedNode. The nominated node is judged first, by
+	// findNodesThatPassFilters over that one node with the cycle's diagnosis: when it passes, the
+	// cycle ends there (the only feasible node: no scoring); when it is rejected, its status stays
+	// in the NodeToStatus the full search then shares (one more processed node for the start index
+	// and EvaluatedNodes unless the search rejects it again, and its status in the FitError and
+	// in PostFilter's view); an Error is logged and the full search follows.
+	if nnn := pod.Status.NominatedNodeName; nnn != "" && prof.sample != nil && group == nil {
+		if ni, err := snapshot.GetNodeInPlacement(nnn); err == nil {
+			var st *fwk.Status
+			if f.HasFilterPlugins() {
+				st = f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+			}
+			if st.IsSuccess() {
+				at.Feasible, at.Best, at.Selected = []string{nnn}, []string{nnn}, nnn
+				one := 1 + diagnosis.NodeToStatus.Len()
+				at.EvaluatedNodes = &one
+				storeBatch(ctx, prof, sig, cycle, &at, nil)
+				bindVolumes(ctx, prof, state, pod, &at)
+				return
+			}
+			if st.Code() != fwk.Error {
+				diagnosis.NodeToStatus.Set(nnn, st)
+				diagnosis.AddPluginStatus(st)
+				at.Filter[nnn] = toStatus(st)
 			}
 		}
 	}

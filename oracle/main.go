@@ -1783,14 +1783,21 @@ func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Sna
 			}
 		}
 	}
-	// A preemptor's retry (a "sampling" scenario's later entry of a pod waiting nominated):
-	// findNodesThatFitPod's evaluateNominatedNode. The nominated node is judged first, by
+	// A preemptor's retry (a "sampling" scenario's later entry of a pod waiting nominated), or a
+	// batching hint there (the nominated node goes first, as upstream's): findNodesThatFitPod's
+	// evaluateNominatedNode. Upstream's cycle ends there when the node fits, so that the full
+	// search, which moves the start index, must not run: unlike the retelling below for the
+	// other scenarios, which reports the full cycle after a fitting hint. The node is judged by
 	// findNodesThatPassFilters over that one node with the cycle's diagnosis: when it passes, the
 	// cycle ends there (the only feasible node: no scoring); when it is rejected, its status stays
 	// in the NodeToStatus the full search then shares (one more processed node for the start index
 	// and EvaluatedNodes unless the search rejects it again, and its status in the FitError and
 	// in PostFilter's view); an Error is logged and the full search follows.
-	if nnn := pod.Status.NominatedNodeName; nnn != "" && prof.sample != nil && group == nil {
+	nnn := pod.Status.NominatedNodeName
+	if nnn == "" {
+		nnn = at.BatchHint
+	}
+	if nnn != "" && prof.sample != nil && group == nil {
 		if ni, err := snapshot.GetNodeInPlacement(nnn); err == nil {
 			var st *fwk.Status
 			if f.HasFilterPlugins() {

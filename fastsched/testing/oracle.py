@@ -798,7 +798,7 @@ def compare(fs_attempts: list[dict], oracle_attempts: list[dict], *, known: bool
         # oracle retells the full cycle anyway, fastsched does not run it
         hinted = bool(a.get("batch_hinted")) and bool(b.get("batch_hinted"))
         fields = ("error",) if both_failed else HINTED_FIELDS if hinted else FIELDS
-        if "next_start" in a and not hinted:  # (a sampling scenario: fastsched reports them)
+        if "next_start" in a:  # (a sampling scenario: fastsched reports them)
             fields = fields + SAMPLING_FIELDS
         for field in fields:
             x, y = _norm(field, a.get(field)), _norm(field, b.get(field))

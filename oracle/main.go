@@ -1194,6 +1194,9 @@ func run(sc *Scenario) (ans Answer) {
 	}
 	onNode := map[string]*v1.Pod{} // the pods on nodes, by namespace/name
 	nominated := map[string]*v1.Pod{}
+	// a "sampling" scenario's pods that waited nominated until a preemption of a higher priority
+	// cleared their nomination: still pending, their retry is a plain attempt
+	unnominated := map[string]*v1.Pod{}
 	for _, p := range bound {
 		onNode[key(p)] = p
 		if err := cache.AddPod(logger, p); err != nil {
@@ -1400,6 +1403,12 @@ func run(sc *Scenario) (ans Answer) {
 			if np, ok := nominated[k]; ok {
 				queue.DeleteNominatedPodIfExists(np)
 				delete(nominated, k)
+				if sc.Sampling { // it waits on, not nominated (the patch cleared its status' node)
+					cp := np.DeepCopy()
+					cp.Status.NominatedNodeName = ""
+					queue.Update(ctx, np, cp)
+					unnominated[k] = cp
+				}
 			}
 		}
 		cleared = map[string]bool{}
@@ -1565,6 +1574,10 @@ func run(sc *Scenario) (ans Answer) {
 			continue
 		}
 		retried := nominated[key(pod)]
+		if retried == nil {
+			retried = unnominated[key(pod)]
+		}
+		delete(unnominated, key(pod))
 		if retried != nil && sc.Sampling {
 			pod = retried
 		} else {

@@ -673,7 +673,8 @@ _BOUND: dict = {}
 def _retry(sched: Any, entry: dict) -> dict | None:
     """A ``sampling`` scenario's later entry of a pod waiting nominated after its preemption: its
     retry. The queue hands it out again (activated: PodActivator's move to activeQ, as when its
-    backoff is over) with its nominated node, which the cycle judges first (evaluateNominatedNode);
+    backoff is over) with its nominated node, which the cycle judges first (evaluateNominatedNode),
+    or none if a later preemption of a higher priority on that node cleared it (the pod waits on);
     the entry's manifest when it is such a retry, :data:`_BOUND` when the pod is bound already (no
     attempt), else None (the entry goes through :func:`_enter`: a pod dropped after it failed is
     created anew). The oracle does the same (``main.go``: ``retried``)."""
@@ -683,7 +684,7 @@ def _retry(sched: Any, entry: dict) -> dict | None:
     pod = sched.get_pod(meta.get("namespace", "default"), meta["name"])
     if pod is not None and pod.node_name:
         return _BOUND
-    if pod is None or not pod.nominated_node_name:
+    if pod is None:
         return None
     sched.queue.activate([pod])
     return entry

@@ -1693,8 +1693,10 @@ def gen_sampling(g: _Gen) -> None:
     profile: dict = {"schedulerName": "default-scheduler"}
     if g.chance(0.3):  # a profile's own value overrides the configuration's (v1.37: KubeSchedulerProfile)
         profile["percentageOfNodesToScore"] = g.rng.choice(SAMPLING_PERCENTAGES[1:])
+    if g.chance(0.35):  # no Score plugin: the search stops at the second feasible node (one to find)
+        profile["plugins"] = {"score": {"disabled": [{"name": "*"}]}}
     g.config["profiles"] = [profile]
-    for p in (0, 1000, 2000):
+    for p in (0, 500, 1000, 2000):
         g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                           "metadata": {"name": f"prio-{p}"}, "value": p})
     tainted = g.rng.choice((0.0, 0.05, 0.15, 0.4))
@@ -1708,15 +1710,16 @@ def gen_sampling(g: _Gen) -> None:
         if g.chance(0.3):
             labels["disktype"] = g.rng.choice(("ssd", "hdd"))
         taints = [dict(g.rng.choice((TAINTS[0], TAINTS[4])))] if i >= small and g.chance(tainted) else None
-        g.node(cpu="1" if i < small else g.rng.choice(("1", "2", "4", "8")), memory=g.rng.choice(("2Gi", "4Gi")),
+        g.node(cpu="2" if i < small else g.rng.choice(("1", "2", "4", "8")), memory=g.rng.choice(("2Gi", "4Gi")),
                pods=g.rng.choice(("5", "110")), labels=labels, taints=taints,
                unschedulable=i >= small and g.chance(0.05), zone=g.chance(0.9))
     g.rng.shuffle(g.nodes)  # (the small pool spread among the others; names stay as drawn)
     for node in g.nodes:  # the small pool full of low-priority pods; some others busy
         name = node["metadata"]["name"]
-        if node["metadata"]["labels"].get("pool") == "small":
-            g.pod(node=name, requests={"cpu": "800m", "memory": "256Mi"}, labels={"app": g.rng.choice(APPS)},
-                  priority=0, priorityClassName="prio-0", terminationGracePeriodSeconds=0)
+        if node["metadata"]["labels"].get("pool") == "small":  # 400m left: a victim frees room for two
+            for _ in range(2):
+                g.pod(node=name, requests={"cpu": "800m", "memory": "256Mi"}, labels={"app": g.rng.choice(APPS)},
+                      priority=0, priorityClassName="prio-0", terminationGracePeriodSeconds=0)
         elif g.chance(0.15):
             g.pod(node=name, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "1Gi"},
                   labels={"app": g.rng.choice(APPS)}, priority=0, priorityClassName="prio-0")
@@ -1726,10 +1729,11 @@ def gen_sampling(g: _Gen) -> None:
         requests = {"cpu": g.rng.choice(("100m", "100m", "500m", "1", "1500m", "3")), "memory": g.rng.choice(("128Mi", "1Gi"))}
         if roll < 0.15:  # fits nowhere: a FitError over every node
             requests = {"cpu": g.rng.choice(("5", "64")), "memory": "1Gi"}
-        elif roll < 0.3:  # preempts in the small pool (nothing else fits it)
-            requests = {"cpu": "600m", "memory": "256Mi"}  # (two do not fit on one node)
-            spec = {"priority": 1000, "priorityClassName": "prio-1000", "nodeSelector": {"pool": "small"}}
-        elif roll < 0.42:
+        elif roll < 0.4:  # preempts in the small pool (nothing else fits it)
+            requests = {"cpu": "600m", "memory": "256Mi"}
+            pr = g.rng.choice((500, 1000))  # (a pod of 1000 ignores the nomination of one of 500)
+            spec = {"priority": pr, "priorityClassName": f"prio-{pr}", "nodeSelector": {"pool": "small"}}
+        elif roll < 0.5:
             spec["nodeSelector"] = {g.rng.choice(("pool", "disktype")): g.rng.choice(("a", "b", "ssd", "hdd"))}
         if g.chance(0.3):
             spec["tolerations"] = [_toleration(g)]
@@ -1742,11 +1746,11 @@ def gen_sampling(g: _Gen) -> None:
     pending: list[tuple[int, dict]] = []
     for m in list(g.incoming):  # (g.pod appends to g.incoming: replaced below)
         out.append(m)
-        if m["spec"].get("priority") == 1000 and g.chance(0.8):
+        if m["spec"].get("priority") in (500, 1000) and g.chance(0.8):
             pending.append((len(out) + g.rng.randint(0, 3), json.loads(json.dumps(m))))
-            if g.chance(0.4):
+            if g.chance(0.5):
                 pending.append((len(out) + g.rng.randint(0, 2), g.pod(
-                    requests={"cpu": "600m", "memory": "256Mi"}, labels={"app": g.rng.choice(APPS)},
+                    requests={"cpu": "1000m", "memory": "256Mi"}, labels={"app": g.rng.choice(APPS)},
                     priority=2000, priorityClassName="prio-2000", nodeSelector={"pool": "small"})))
     merged: list[dict] = []
     for i, m in enumerate(out):

@@ -10,7 +10,9 @@
 // framework's Run* methods (they are unexported in pkg/scheduler), so that every plugin's answer is
 // visible; the plugins, the framework, the cache/snapshot, the config defaulting, the API server's
 // pod create strategy and the preemption evaluator are upstream's own code. Every node is examined
-// (no percentageOfNodesToScore sampling); the node chosen among the tied best is the replay's
+// (no percentageOfNodesToScore sampling), except in a scenario with "sampling": true (see
+// sampling: the sampled search from the start index the scheduler keeps, and a later entry of a
+// pod waiting nominated is its retry, its nominated node judged first); the node chosen among the tied best is the replay's
 // (fastsched's) when it is among them. What stands in for other components: pvController (the PV
 // controller's end state of a static binding), the victims' removal and the preemptor's nomination
 // (handleSchedulingFailure and the informers' part), and start times (the kubelet's). Opportunistic

@@ -28,7 +28,10 @@ full cycle for the record, fastsched does not run it). ``differential(batching=T
 scenario's :func:`batching_variant`, whose profiles sign pods. Not compared: the scheduling
 queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
 percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
-every node is examined), binding and the API server's timing, wall-clock timeouts, extenders.
+every node is examined; except class ``sampling``, whose scenarios carry ``"sampling": true``:
+100-600 nodes, the oracle retells the sampled search over the node tree's order from the start
+index it keeps, a later entry of a pod waiting nominated is its retry, nominated node first, and
+:data:`SAMPLING_FIELDS` are compared too), binding and the API server's timing, wall-clock timeouts, extenders.
 fastsched's fast paths (the compiled cycle and binding path; recording takes the plugin calls) are
 compared with the recorded run instead, with ``fast_paths`` (:func:`check_fast_paths`,
 :mod:`fastsched.testing.oracle_fast`). :data:`KNOWN` lists the differences

@@ -801,7 +801,7 @@ def compare(fs_attempts: list[dict], oracle_attempts: list[dict], *, known: bool
         # a hint that fitted ends upstream's cycle there (no other node filtered or scored): the
         # oracle retells the full cycle anyway, fastsched does not run it
         hinted = bool(a.get("batch_hinted")) and bool(b.get("batch_hinted"))
-        fields = ("error",) if both_failed else HINTED_FIELDS if hinted else FIELDS
+        fields: tuple[str, ...] = ("error",) if both_failed else HINTED_FIELDS if hinted else FIELDS
         if "next_start" in a:  # (a sampling scenario: fastsched reports them)
             fields = fields + SAMPLING_FIELDS
         for field in fields:

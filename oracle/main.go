@@ -10,7 +10,9 @@
 // framework's Run* methods (they are unexported in pkg/scheduler), so that every plugin's answer is
 // visible; the plugins, the framework, the cache/snapshot, the config defaulting, the API server's
 // pod create strategy and the preemption evaluator are upstream's own code. Every node is examined
-// (no percentageOfNodesToScore sampling); the node chosen among the tied best is the replay's
+// (no percentageOfNodesToScore sampling), except in a scenario with "sampling": true (see
+// sampling: the sampled search from the start index the scheduler keeps, and a later entry of a
+// pod waiting nominated is its retry, its nominated node judged first); the node chosen among the tied best is the replay's
 // (fastsched's) when it is among them. What stands in for other components: pvController (the PV
 // controller's end state of a static binding), the victims' removal and the preemptor's nomination
 // (handleSchedulingFailure and the informers' part), and start times (the kubelet's). Opportunistic
@@ -150,6 +152,10 @@ type Scenario struct {
 	Now *metav1.Time `json:"now"`
 	// Bench: time the scheduling cycles of the incoming pods instead of explaining them.
 	Bench bool `json:"bench"`
+	// Sampling: retell percentageOfNodesToScore's sampling and the start index's rotation
+	// (findNodesThatPassFilters, see sampling) instead of examining every node in the scenario's
+	// order; each attempt then reports evaluated_nodes and next_start
+	Sampling bool `json:"sampling"`
 }
 
 type statusJSON struct {
@@ -203,6 +209,12 @@ type Attempt struct {
 	// that rejects it, its status with the plugin's name); no cycle ran. An incoming pod whose
 	// namespace/name came before is that pod updated (its gates removed, say): PreEnqueue runs again.
 	Gated *statusJSON `json:"gated,omitempty"`
+	// EvaluatedNodes (a "sampling" scenario): the nodes the cycle judged, len(feasibleNodes) +
+	// NodeToStatus.Len() as schedulePod counts ScheduleResult.EvaluatedNodes (for a FitError too);
+	// nil when PreFilter rejected the pod (no search)
+	EvaluatedNodes *int `json:"evaluated_nodes,omitempty"`
+	// NextStart (a "sampling" scenario): sched.nextStartNodeIndex after the cycle
+	NextStart *int `json:"next_start,omitempty"`
 	// the statuses themselves, which the bound pod carries into the cache
 	nodeAllocatableStatuses []v1.NodeAllocatableResourceClaimStatus
 }
@@ -420,6 +432,71 @@ type profileFw struct {
 	pvc     *pvController
 	dra     fwk.SharedDRAManager
 	preempt *replayPreemption // DefaultPreemption's evaluator interface, with the replayed last tie
+	sample  *sampling         // a "sampling" scenario's search state, shared by the profiles (nil: every node)
+}
+
+// sampling retells the scheduler's part of the Filter phase that depends on the cluster's size:
+// findNodesThatPassFilters with numFeasibleNodesToFind (schedule_one.go), over the snapshot's
+// node order (NodeInfos().List(): the cache's nodeTree, zones interleaved) from the start index
+// the scheduler keeps across cycles (sched.nextStartNodeIndex, one per scheduler: every profile's
+// cycles move it).
+//
+// Upstream checks the nodes in parallel (Parallelizer().Until over the pieces i, node
+// (next+i) mod n) and cancels the search when a feasible node beyond numNodesToFind turns up;
+// which nodes were judged then depends on the goroutines' timing. The retelling is sequential:
+// piece 0, 1, 2... until the (numNodesToFind+1)-th feasible node (neither kept nor counted) or an
+// Error. That is exactly upstream's answer with parallelism 1 (workqueue.ParallelizeUntil: one
+// worker takes the chunks in order and checks the context before each piece), which the
+// "sampling" scenarios configure, and one of its possible answers with more workers.
+type sampling struct {
+	next   int    // sched.nextStartNodeIndex
+	global *int32 // the configuration's percentageOfNodesToScore (a profile's own overrides it)
+}
+
+// findNodesThatPassFilters: the feasible nodes found among nodes (the ones PreFilter allows, in
+// snapshot order); the rejected ones go to diagnosis and at.Filter, an Error to at.Errors (and
+// the search stops, as the cancelled context stops upstream's worker); then findNodesThatFitPod's
+// processedNodes moves the start index, modulo numAllNodes (all the snapshot's nodes), error or not.
+func (s *sampling) findNodesThatPassFilters(ctx context.Context, f framework.Framework, state fwk.CycleState,
+	pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []fwk.NodeInfo, numAllNodes int, at *Attempt) []fwk.NodeInfo {
+	n := len(nodes)
+	pct := f.PercentageOfNodesToScore()
+	if pct == nil {
+		pct = s.global
+	}
+	toFind := int(numFeasibleNodesToFind(pct, int32(n)))
+	if !f.HasScorePlugins() { // (no extenders here)
+		toFind = 1
+	}
+	var feasible []fwk.NodeInfo
+	if !f.HasFilterPlugins() {
+		for i := 0; i < toFind && n > 0; i++ {
+			feasible = append(feasible, nodes[(s.next+i)%n])
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			ni := nodes[(s.next+i)%n]
+			st := f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+			if st.Code() == fwk.Error {
+				at.Errors = append(at.Errors, st.AsError().Error())
+				break
+			}
+			if st.IsSuccess() {
+				if len(feasible) == toFind {
+					break // upstream: the one too many cancels the search, and is not counted
+				}
+				feasible = append(feasible, ni)
+			} else {
+				diagnosis.NodeToStatus.Set(ni.Node().Name, st)
+				diagnosis.AddPluginStatus(st)
+				at.Filter[ni.Node().Name] = toStatus(st)
+			}
+		}
+	}
+	processed := len(feasible) + diagnosis.NodeToStatus.Len()
+	s.next = (s.next + processed) % numAllNodes
+	at.EvaluatedNodes = &processed
+	return feasible
 }
 
 // replayPreemption is DefaultPreemption's preemption.Interface with OrderedScoreFuncs giving
@@ -949,6 +1026,12 @@ func run(sc *Scenario) (ans Answer) {
 		}
 		profiles[prof.SchedulerName] = pf
 	}
+	if sc.Sampling {
+		s := &sampling{global: cfg.PercentageOfNodesToScore}
+		for _, p := range profiles {
+			p.sample = s
+		}
+	}
 	queue := internalqueue.NewSchedulingQueue(first.QueueSortFunc(), factory)
 	for _, p := range profiles {
 		p.fw.SetPodNominator(queue)
@@ -1113,6 +1196,9 @@ func run(sc *Scenario) (ans Answer) {
 	}
 	onNode := map[string]*v1.Pod{} // the pods on nodes, by namespace/name
 	nominated := map[string]*v1.Pod{}
+	// a "sampling" scenario's pods that waited nominated until a preemption of a higher priority
+	// cleared their nomination: still pending, their retry is a plain attempt
+	unnominated := map[string]*v1.Pod{}
 	for _, p := range bound {
 		onNode[key(p)] = p
 		if err := cache.AddPod(logger, p); err != nil {
@@ -1319,6 +1405,12 @@ func run(sc *Scenario) (ans Answer) {
 			if np, ok := nominated[k]; ok {
 				queue.DeleteNominatedPodIfExists(np)
 				delete(nominated, k)
+				if sc.Sampling { // it waits on, not nominated (the patch cleared its status' node)
+					cp := np.DeepCopy()
+					cp.Status.NominatedNodeName = ""
+					queue.Update(ctx, np, cp)
+					unnominated[k] = cp
+				}
 			}
 		}
 		cleared = map[string]bool{}
@@ -1477,6 +1569,22 @@ func run(sc *Scenario) (ans Answer) {
 			}
 			continue
 		}
+		// a "sampling" scenario's later entry of a pod waiting nominated is its retry: the queue
+		// pops it again (its backoff over, or activated), with its nominated node (evaluateNominatedNode)
+		if _, bound := onNode[key(pod)]; bound && sc.Sampling { // (bound meanwhile: no attempt)
+			ans.Attempts = append(ans.Attempts, Attempt{Pod: "Pod " + key(pod), Error: "bound already"})
+			continue
+		}
+		retried := nominated[key(pod)]
+		if retried == nil {
+			retried = unnominated[key(pod)]
+		}
+		delete(unnominated, key(pod))
+		if retried != nil && sc.Sampling {
+			pod = retried
+		} else {
+			retried = nil
+		}
 		replay := ""
 		if i < len(sc.Replay) {
 			replay = sc.Replay[i]
@@ -1530,6 +1638,11 @@ func run(sc *Scenario) (ans Answer) {
 		}
 		victimsMu.Unlock()
 		ans.Attempts = append(ans.Attempts, at)
+		if retried != nil && at.NominatedNode == "" {
+			// bound (assume takes it out of the nominator) or dropped, as a pod that fails is here
+			queue.Delete(logger, retried)
+			delete(nominated, key(retried))
+		}
 		if at.Selected != "" {
 			b := pod.DeepCopy()
 			b.Spec.NodeName = at.Selected
@@ -1558,7 +1671,11 @@ func run(sc *Scenario) (ans Answer) {
 				return
 			}
 			// back in the queue (the nominator keeps a reference; the filter reads the pod from the queue)
-			queue.Add(ctx, np)
+			if retried != nil {
+				queue.Update(ctx, retried, np) // (nominated anew: the override below moves it)
+			} else {
+				queue.Add(ctx, np)
+			}
 			queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride,
 				NominatedNodeName: at.NominatedNode})
 			nominated[key(np)] = np
@@ -1603,6 +1720,12 @@ func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Sna
 	at.Pod = key(pod)
 	at.Filter = map[string]*statusJSON{}
 	f := prof.fw
+	if prof.sample != nil && group == nil {
+		defer func() { // the start index after the cycle, whatever ended it
+			next := prof.sample.next
+			at.NextStart = &next
+		}()
+	}
 	state := framework.NewCycleState()
 	if group != nil {
 		group.state = state
@@ -1665,12 +1788,48 @@ func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Sna
 	// Opportunistic batching (findNodesThatFitPod): the hint from the previous cycle is filtered
 	// first (evaluateNominatedNode); when it fits, upstream's cycle ends there with it. The full
 	// cycle below is retold anyway, for the record.
-	// (the pod has no nominated node: a preemptor is not attempted again)
+	// (the pod has no nominated node: a preemptor is attempted again only in a "sampling" scenario,
+	// whose default profile signs no pod, so that it gets no hint)
 	if prof.batch {
 		at.BatchHint = f.GetNodeHint(ctx, pod, sig, state, cycle)
 		if at.BatchHint != "" {
 			if ni, err := snapshot.GetNodeInPlacement(at.BatchHint); err == nil {
 				at.BatchHinted = !f.HasFilterPlugins() || f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni).IsSuccess()
+			}
+		}
+	}
+	// A preemptor's retry (a "sampling" scenario's later entry of a pod waiting nominated), or a
+	// batching hint there (the nominated node goes first, as upstream's): findNodesThatFitPod's
+	// evaluateNominatedNode. Upstream's cycle ends there when the node fits, so that the full
+	// search, which moves the start index, must not run: unlike the retelling below for the
+	// other scenarios, which reports the full cycle after a fitting hint. The node is judged by
+	// findNodesThatPassFilters over that one node with the cycle's diagnosis: when it passes, the
+	// cycle ends there (the only feasible node: no scoring); when it is rejected, its status stays
+	// in the NodeToStatus the full search then shares (one more processed node for the start index
+	// and EvaluatedNodes unless the search rejects it again, and its status in the FitError and
+	// in PostFilter's view); an Error is logged and the full search follows.
+	nnn := pod.Status.NominatedNodeName
+	if nnn == "" {
+		nnn = at.BatchHint
+	}
+	if nnn != "" && prof.sample != nil && group == nil {
+		if ni, err := snapshot.GetNodeInPlacement(nnn); err == nil {
+			var st *fwk.Status
+			if f.HasFilterPlugins() {
+				st = f.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+			}
+			if st.IsSuccess() {
+				at.Feasible, at.Best, at.Selected = []string{nnn}, []string{nnn}, nnn
+				one := 1 + diagnosis.NodeToStatus.Len()
+				at.EvaluatedNodes = &one
+				storeBatch(ctx, prof, sig, cycle, &at, nil)
+				bindVolumes(ctx, prof, state, pod, &at)
+				return
+			}
+			if st.Code() != fwk.Error {
+				diagnosis.NodeToStatus.Set(nnn, st)
+				diagnosis.AddPluginStatus(st)
+				at.Filter[nnn] = toStatus(st)
 			}
 		}
 	}
@@ -1685,17 +1844,26 @@ func attemptIn(ctx context.Context, prof *profileFw, snapshot *internalcache.Sna
 		diagnosis.NodeToStatus.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable,
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(unschedPlugins))))
 	}
-	// Upstream filters the nodes in parallel and a cycle ends with the first Error any of them
-	// meets, so any node's error is upstream's possible answer: all of them are reported (Errors),
-	// the first in the scenario's node order as Error.
-	sort.SliceStable(nodes, func(i, j int) bool { return order[nodes[i].Node().Name] < order[nodes[j].Node().Name] })
+	if prof.sample == nil || group != nil {
+		// Upstream filters the nodes in parallel and a cycle ends with the first Error any of them
+		// meets, so any node's error is upstream's possible answer: all of them are reported (Errors),
+		// the first in the scenario's node order as Error.
+		sort.SliceStable(nodes, func(i, j int) bool { return order[nodes[i].Node().Name] < order[nodes[j].Node().Name] })
+	}
 	defer func() {
 		if len(at.Errors) > 0 {
 			at.Error = at.Errors[0]
 		}
 	}()
 	var feasible []fwk.NodeInfo
-	if !f.HasFilterPlugins() {
+	if prof.sample != nil && group == nil {
+		// (PreFilter's node names come in Go map order upstream; here in snapshot order: the
+		// scenarios restrict to fewer than 100 nodes, all of which are examined)
+		if !preRes.AllNodes() {
+			sort.SliceStable(nodes, func(i, j int) bool { return snapshotIndex(allNodes, nodes[i]) < snapshotIndex(allNodes, nodes[j]) })
+		}
+		feasible = prof.sample.findNodesThatPassFilters(ctx, f, state, pod, &diagnosis, nodes, len(allNodes), &at)
+	} else if !f.HasFilterPlugins() {
 		feasible = nodes
 	} else {
 		for _, ni := range nodes {
@@ -2855,4 +3023,14 @@ func allocationResultText(r resourceapi.DeviceRequestAllocationResult) string {
 		text += "<skip:" + strings.Join(ops, ",") + ">"
 	}
 	return text
+}
+
+// snapshotIndex: where ni is in list (the snapshot's node order); len(list) when absent.
+func snapshotIndex(list []fwk.NodeInfo, ni fwk.NodeInfo) int {
+	for i, x := range list {
+		if x.Node().Name == ni.Node().Name {
+			return i
+		}
+	}
+	return len(list)
 }

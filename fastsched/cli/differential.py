@@ -39,6 +39,12 @@ def cmd_differential(args: argparse.Namespace) -> int:
                        f"too, {GANG_COMPOSITE_CLASS}, with CompositePodGroup and "
                        f"TopologyAwareWorkloadScheduling too, {GANG_COMPOSITE_POLICY_CLASS}, with "
                        f"PodGroupPreemptionPolicy as well{gated}, only when named)")
+    if args.batching and "sampling" in classes:
+        # the hint among nodes tied on the previous cycle's total comes from the order of its score
+        # list (upstream's heap has no randomizer without extenders), which the oracle does not
+        # retell for a sampled search: every such scenario differs on the hint
+        raise CLIError("--batching does not run class sampling (its batching hints are not retold for a "
+                       "sampled search)")
     binary = Path(args.oracle) if args.oracle else orc.oracle_binary()
     pinned = orc.pinned_version()  # (None outside a checkout: then the binary must be given or built)
     stale = binary.exists() and not args.oracle and pinned is not None and (

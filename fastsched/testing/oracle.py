@@ -28,7 +28,10 @@ full cycle for the record, fastsched does not run it). ``differential(batching=T
 scenario's :func:`batching_variant`, whose profiles sign pods. Not compared: the scheduling
 queue (order, backoff, requeueing hints: every pod gets exactly one attempt here),
 percentageOfNodesToScore sampling and the start-index rotation (scenarios have < 100 nodes, so
-every node is examined), binding and the API server's timing, wall-clock timeouts, extenders.
+every node is examined; except class ``sampling``, whose scenarios carry ``"sampling": true``:
+100-600 nodes, the oracle retells the sampled search over the node tree's order from the start
+index it keeps, a later entry of a pod waiting nominated is its retry, nominated node first, and
+:data:`SAMPLING_FIELDS` are compared too), binding and the API server's timing, wall-clock timeouts, extenders.
 fastsched's fast paths (the compiled cycle and binding path; recording takes the plugin calls) are
 compared with the recorded run instead, with ``fast_paths`` (:func:`check_fast_paths`,
 :mod:`fastsched.testing.oracle_fast`). :data:`KNOWN` lists the differences
@@ -78,6 +81,13 @@ START_STEP = 0.001
 FIELDS = ("gated", "error", "prefilter", "prefilter_nodes", "filter", "feasible", "prescore_skipped", "scores",
           "total", "best", "fit_error", "nominated_node", "victims", "volume_bindings", "claim_allocations",
           "node_allocatable")
+
+#: a ``sampling`` scenario's fields (class ``sampling``: the oracle retells percentageOfNodesToScore's
+#: sampled search): the nodes the cycle judged (ScheduleResult.EvaluatedNodes, len(feasible) +
+#: NodeToStatus.Len(); 0 when PreFilter rejected) and the scheduler's nextStartNodeIndex after it.
+#: fastsched reports them on such scenarios only; they are compared when it does (absent = 0: the
+#: recorded answers drop zeros)
+SAMPLING_FIELDS = ("evaluated_nodes", "next_start")
 
 #: opportunistic batching's fields (protocol 2), compared before the others: the node hinted from
 #: the previous cycle ("" = none) and whether it passed the filters
@@ -273,7 +283,7 @@ class Oracle:
 def _scenario_only(s: dict) -> dict:
     return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming",
                                           "replay_rerun", "replay_nominated", "replay_tas", "placement_order",
-                                          "placement_pick", "bind_order", "replay_composite") if k in s}}
+                                          "placement_pick", "bind_order", "replay_composite", "sampling") if k in s}}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -504,7 +514,16 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         # choice between equal candidates is defined (upstream breaks the last tie in map order)
         sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
         sched.wanted = replay[i] if replay is not None and i < len(replay) else None
-        manifest = _enter(sched, entry, held)
+        manifest = _retry(sched, entry) if scenario.get("sampling") else None
+        if manifest is _BOUND:  # a retry of a pod bound meanwhile: no attempt (the oracle says so too)
+            attempts.append({"pod": _op_key(entry), "error": "bound already"})
+            chosen.append("")
+            kept.append(True)
+            outcomes.append({"pod": _op_key(entry), "status": "no result", "node": "", "message": "",
+                             "nominated_node": "", "victims": []})
+            continue
+        if manifest is None:
+            manifest = _enter(sched, entry, held)
         if manifest is None:  # an object created that lets no held pod in
             attempts.append({"pod": _op_key(entry), "error": "no pod held for it"})
             chosen.append("")
@@ -552,6 +571,11 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
         if at["selected"]:
             # DRANodeAllocatableResources: the bound pod's claim statuses, as the oracle prints them
             at["node_allocatable"] = _node_allocatable_texts(sched.get_pod(ns, meta["name"]))
+        if scenario.get("sampling"):
+            # the search's trace (SAMPLING_FIELDS): every node the record has a verdict for (the
+            # nominated node tried first counts once), and the start index the cycle left
+            at["evaluated_nodes"] = len(set(res.history[attempted].filter_node_names.tolist()))
+            at["next_start"] = sched.next_start_node_index
         attempts.append(at)
         chosen.append(at["selected"])
         kept.append(bool(at["selected"] or at["nominated_node"]))
@@ -586,7 +610,13 @@ def run_fast(scenario: dict, kept: list[bool], feature_gates: Any = None,
         held: dict[str, dict] = {}
         for i, entry in enumerate(scenario["incoming"]):
             sched.clock.advance_to(NOW_EPOCH + i * START_STEP)
-            manifest = _enter(sched, entry, held)  # (as run_fastsched)
+            manifest = _retry(sched, entry) if scenario.get("sampling") else None  # (as run_fastsched)
+            if manifest is _BOUND:
+                outcomes.append({"pod": _op_key(entry), "status": "no result", "node": "", "message": "",
+                                 "nominated_node": "", "victims": []})
+                continue
+            if manifest is None:
+                manifest = _enter(sched, entry, held)
             if manifest is None:
                 outcomes.append({"pod": _op_key(entry), "status": "no result", "node": "", "message": "",
                                  "nominated_node": "", "victims": []})
@@ -639,6 +669,30 @@ def _enter(sched: Any, entry: dict, held: dict[str, dict]) -> dict | None:
     return entry
 
 
+#: :func:`_retry`'s answer for a pod bound before its retry's entry
+_BOUND: dict = {}
+
+
+def _retry(sched: Any, entry: dict) -> dict | None:
+    """A ``sampling`` scenario's later entry of a pod waiting nominated after its preemption: its
+    retry. The queue hands it out again (activated: PodActivator's move to activeQ, as when its
+    backoff is over) with its nominated node, which the cycle judges first (evaluateNominatedNode),
+    or none if a later preemption of a higher priority on that node cleared it (the pod waits on);
+    the entry's manifest when it is such a retry, :data:`_BOUND` when the pod is bound already (no
+    attempt), else None (the entry goes through :func:`_enter`: a pod dropped after it failed is
+    created anew). The oracle does the same (``main.go``: ``retried``)."""
+    if entry.get("kind", "Pod") != "Pod":
+        return None
+    meta = entry["metadata"]
+    pod = sched.get_pod(meta.get("namespace", "default"), meta["name"])
+    if pod is not None and pod.node_name:
+        return _BOUND
+    if pod is None:
+        return None
+    sched.queue.activate([pod])
+    return entry
+
+
 def _run_one(sched: Any) -> None:
     """The entry's one attempt. The oracle attempts each incoming pod once and nothing else: a pod
     left waiting nominated after preemption is never attempted again. With SchedulerPopFromBackoffQ
@@ -681,6 +735,8 @@ def _apply_known(at: dict) -> dict:
 
 
 def _norm(field: str, v: Any) -> Any:
+    if field in SAMPLING_FIELDS:
+        return v or 0
     if v is None:
         return {"filter": {}, "scores": {}, "total": {}, "prescore_skipped": [], "best": [], "victims": [],
                 "selected": "",
@@ -745,7 +801,9 @@ def compare(fs_attempts: list[dict], oracle_attempts: list[dict], *, known: bool
         # a hint that fitted ends upstream's cycle there (no other node filtered or scored): the
         # oracle retells the full cycle anyway, fastsched does not run it
         hinted = bool(a.get("batch_hinted")) and bool(b.get("batch_hinted"))
-        fields = ("error",) if both_failed else HINTED_FIELDS if hinted else FIELDS
+        fields: tuple[str, ...] = ("error",) if both_failed else HINTED_FIELDS if hinted else FIELDS
+        if "next_start" in a:  # (a sampling scenario: fastsched reports them)
+            fields = fields + SAMPLING_FIELDS
         for field in fields:
             x, y = _norm(field, a.get(field)), _norm(field, b.get(field))
             if both_failed and x != y and x in (b.get("errors") or ()):
@@ -977,8 +1035,8 @@ def _compact(at: dict) -> dict:
     """An oracle attempt without its empty fields and the fields not compared."""
     return {k: v for k, v in at.items()
             if v not in (None, "", [], {}, False)
-            and (k in FIELDS or k in ("pod", "selected", "errors", "batch_hint", "batch_hinted", "batch_signature",
-                                      "batch_flush"))}
+            and (k in FIELDS or k in SAMPLING_FIELDS
+                 or k in ("pod", "selected", "errors", "batch_hint", "batch_hinted", "batch_signature", "batch_flush"))}
 
 
 def write_recorded(path: Path, records: list[dict]) -> None:

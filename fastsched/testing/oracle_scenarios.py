@@ -37,6 +37,8 @@ class _Gen:
         self.objects: list[dict] = []
         self.incoming: list[dict] = []
         self.config: dict = dict(CONFIG_V1)
+        #: top-level scenario keys a class adds (``sampling``: the oracle retells the sampled search)
+        self.scenario_extra: dict = {}
         self._n = 0
 
     def chance(self, p: float) -> bool:
@@ -120,7 +122,8 @@ class _Gen:
 
     def scenario(self) -> dict:
         return {"id": f"{self.cls}-{self.seed}", "class": self.cls, "seed": self.seed, "config": self.config,
-                "nodes": self.nodes, "pods": self.pods, "objects": self.objects, "incoming": self.incoming}
+                "nodes": self.nodes, "pods": self.pods, "objects": self.objects, "incoming": self.incoming,
+                **self.scenario_extra}
 
 
 def _qty_cpu(g: _Gen) -> str:
@@ -1664,8 +1667,102 @@ def _claim_owners(g: _Gen) -> None:
         claim["metadata"]["ownerReferences"] = owners
 
 
+#: the percentageOfNodesToScore values class ``sampling`` draws (None: unset, the v1 default 0,
+#: which is adaptive: 50 - nodes/125, at least 5, at least 100 nodes)
+SAMPLING_PERCENTAGES = (None, 0, 0, 1, 5, 10, 20, 30, 50, 100)
+
+
+def gen_sampling(g: _Gen) -> None:
+    """Clusters of 100-600 nodes, where upstream samples: percentageOfNodesToScore set in the
+    configuration (unset, 0 = adaptive, or 1-100) and, for some, in the profile (which overrides
+    it), ``parallelism: 1`` (upstream's answer is then the sequential search the oracle retells, see
+    ``sampling`` in oracle/main.go), and 4-14 incoming pods in sequence, so the start index
+    (nextStartNodeIndex) carries from cycle to cycle. Nodes are cheap (few labels); some are
+    infeasible for some pods (NoSchedule taints, unschedulable, small or filled with bound pods,
+    ``pool`` labels the selectors ask for), so the search walks past rejections, and some pods fit
+    nowhere (a FitError over every node, its reasons histogram). Zones: three, interleaved by the
+    node tree, and some nodes with none. A high-priority pod may preempt on the few nodes of the
+    ``pool: small`` label (fewer than 100 nodes fail with a resolvable status, so preemption's
+    dry run examines them all: its random offset does not matter); it then waits nominated.
+    No PreFilter node restriction (upstream lists PreFilter's node names in map order)."""
+    n = g.rng.randint(100, 600)
+    pct = g.rng.choice(SAMPLING_PERCENTAGES)
+    g.config = {**CONFIG_V1, "parallelism": 1}
+    if pct is not None:
+        g.config["percentageOfNodesToScore"] = pct
+    profile: dict = {"schedulerName": "default-scheduler"}
+    if g.chance(0.3):  # a profile's own value overrides the configuration's (v1.37: KubeSchedulerProfile)
+        profile["percentageOfNodesToScore"] = g.rng.choice(SAMPLING_PERCENTAGES[1:])
+    if g.chance(0.35):  # no Score plugin: the search stops at the second feasible node (one to find)
+        profile["plugins"] = {"score": {"disabled": [{"name": "*"}]}}
+    g.config["profiles"] = [profile]
+    for p in (0, 500, 1000, 2000):
+        g.objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                          "metadata": {"name": f"prio-{p}"}, "value": p})
+    tainted = g.rng.choice((0.0, 0.05, 0.15, 0.4))
+    small = min(g.rng.randint(3, 40), n // 4)  # the "pool: small" nodes (resolvable failures only)
+    for i in range(n):
+        labels: dict = {}
+        if i < small:
+            labels["pool"] = "small"
+        elif g.chance(0.3):
+            labels["pool"] = g.rng.choice(("a", "b"))
+        if g.chance(0.3):
+            labels["disktype"] = g.rng.choice(("ssd", "hdd"))
+        taints = [dict(g.rng.choice((TAINTS[0], TAINTS[4])))] if i >= small and g.chance(tainted) else None
+        g.node(cpu="2" if i < small else g.rng.choice(("1", "2", "4", "8")), memory=g.rng.choice(("2Gi", "4Gi")),
+               pods=g.rng.choice(("5", "110")), labels=labels, taints=taints,
+               unschedulable=i >= small and g.chance(0.05), zone=g.chance(0.9))
+    g.rng.shuffle(g.nodes)  # (the small pool spread among the others; names stay as drawn)
+    for node in g.nodes:  # the small pool full of low-priority pods; some others busy
+        name = node["metadata"]["name"]
+        if node["metadata"]["labels"].get("pool") == "small":  # 400m left: a victim frees room for two
+            for _ in range(2):
+                g.pod(node=name, requests={"cpu": "800m", "memory": "256Mi"}, labels={"app": g.rng.choice(APPS)},
+                      priority=0, priorityClassName="prio-0", terminationGracePeriodSeconds=0)
+        elif g.chance(0.15):
+            g.pod(node=name, requests={"cpu": g.rng.choice(("500m", "1", "2")), "memory": "1Gi"},
+                  labels={"app": g.rng.choice(APPS)}, priority=0, priorityClassName="prio-0")
+    for _ in range(g.rng.randint(4, 14)):
+        roll = g.rng.random()
+        spec: dict = {"priority": 0, "priorityClassName": "prio-0"}
+        requests = {"cpu": g.rng.choice(("100m", "100m", "500m", "1", "1500m", "3")), "memory": g.rng.choice(("128Mi", "1Gi"))}
+        if roll < 0.15:  # fits nowhere: a FitError over every node
+            requests = {"cpu": g.rng.choice(("5", "64")), "memory": "1Gi"}
+        elif roll < 0.4:  # preempts in the small pool (nothing else fits it)
+            requests = {"cpu": "600m", "memory": "256Mi"}
+            pr = g.rng.choice((500, 1000))  # (a pod of 1000 ignores the nomination of one of 500)
+            spec = {"priority": pr, "priorityClassName": f"prio-{pr}", "nodeSelector": {"pool": "small"}}
+        elif roll < 0.5:
+            spec["nodeSelector"] = {g.rng.choice(("pool", "disktype")): g.rng.choice(("a", "b", "ssd", "hdd"))}
+        if g.chance(0.3):
+            spec["tolerations"] = [_toleration(g)]
+        g.pod(requests=requests, labels={"app": g.rng.choice(APPS)}, **spec)
+    # retries: a later entry of a preemptor is its next attempt, if it waits nominated then (both
+    # harnesses; else a pod created anew, as a pod that failed was dropped). A pod of higher
+    # priority may come in between and take the nominated node (it does not see the nomination
+    # of a pod below it): the retry then finds its nominated node rejected
+    out: list[dict] = []
+    pending: list[tuple[int, dict]] = []
+    for m in list(g.incoming):  # (g.pod appends to g.incoming: replaced below)
+        out.append(m)
+        if m["spec"].get("priority") in (500, 1000) and g.chance(0.8):
+            pending.append((len(out) + g.rng.randint(0, 3), json.loads(json.dumps(m))))
+            if g.chance(0.5):
+                pending.append((len(out) + g.rng.randint(0, 2), g.pod(
+                    requests={"cpu": "1000m", "memory": "256Mi"}, labels={"app": g.rng.choice(APPS)},
+                    priority=2000, priorityClassName="prio-2000", nodeSelector={"pool": "small"})))
+    merged: list[dict] = []
+    for i, m in enumerate(out):
+        merged.extend(u for pos, u in pending if pos == i)
+        merged.append(m)
+    merged.extend(u for pos, u in pending if pos >= len(out))
+    g.incoming = merged
+    g.scenario_extra = {"sampling": True}
+
+
 #: classes run only when named, with the default gates: class -> generator
-NAMED_CLASSES: dict[str, Callable[[_Gen], None]] = {"preenqueue": gen_preenqueue}
+NAMED_CLASSES: dict[str, Callable[[_Gen], None]] = {"preenqueue": gen_preenqueue, "sampling": gen_sampling}
 
 #: classes run with feature gates on both sides, only when named: class -> (generator, gates)
 GATED_CLASSES: dict[str, tuple[Callable[[_Gen], None], str]] = {

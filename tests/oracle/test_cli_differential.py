@@ -101,6 +101,14 @@ def test_unknown_class_is_a_one_line_error(capsys):
     assert "unknown scenario class 'nope'" in capsys.readouterr().err
 
 
+def test_sampling_with_batching_is_a_one_line_error(tmp_path, capsys):
+    """Class sampling's batching hints are not retold (refused before any oracle is looked for)."""
+    assert main(["differential", "--class", "sampling", "--batching", "--scenarios", "1",
+                 "--oracle", str(tmp_path / "nope")]) == 1
+    assert capsys.readouterr().err.strip() == ("fastsched: error: --batching does not run class sampling (its "
+                                               "batching hints are not retold for a sampled search)")
+
+
 def test_stale_oracle_is_refused(stand_in, capsys, monkeypatch):
     """A binary built from another go.mod (here: one reporting v1.34.4) answers for another release."""
     monkeypatch.setenv("STAND_IN_VERSION", "v1.34.4")

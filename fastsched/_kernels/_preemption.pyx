@@ -16,8 +16,12 @@ this additive form), and order the victims as upstream's final re-sort does.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
+cimport numpy as cnp
+from fastsched._kernels._arrays cimport matrix, stride_of_dim, vector
 
 import numpy as np
+
+cnp.import_array()
 
 #: Upstream adds MaxInt32 + 1 to each victim's priority before summing (pickOneNodeForPreemption).
 cdef int64_t PRIORITY_OFFSET = 2147483648
@@ -460,16 +464,9 @@ def go_sort_entries(int64_t[::1] items, const int64_t[::1] prio, const double[::
     return None
 
 
-def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uint8_t[::1] active,
-                   const int64_t[::1] prio, const double[::1] start, const int64_t[:, ::1] req,
-                   const uint8_t[::1] conflict,
-                   const int64_t[::1] pdb_ptr, const int32_t[::1] pdb_ids, const int64_t[::1] pdb_allowed,
-                   bint check_fit, const int64_t[::1] cols, const int64_t[::1] wants,
-                   const int64_t[::1] rows, const int64_t[:, :] alloc, const int64_t[::1] allowed_pods,
-                   const int64_t[:, ::1] base_used, const int64_t[::1] base_count,
-                   int64_t[::1] victims, uint8_t[::1] violating,
-                   int64_t[::1] n_victims, int64_t[::1] n_violating, int64_t[::1] top_priority,
-                   int64_t[::1] sum_priority, double[::1] first_start):
+def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_ptr_, pdb_ids_, pdb_allowed_,
+                   bint check_fit, cols_, wants_, rows_, alloc_, allowed_pods_, base_used_, base_count_,
+                   victims_, violating_, n_victims_, n_violating_, top_priority_, sum_priority_, first_start_):
     """SelectVictimsOnNode's steps 4-7 on every node ``w`` with ``active[w]`` (the preemptor fits
     once all its potential victims ``entries[seg[w]:seg[w + 1]]`` are gone).
 
@@ -489,9 +486,70 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     (``sum_priority``) and the first victim's start (``first_start``: the earliest start among the
     highest-priority victims). ``violating[m]`` marks each potential victim's PDB split.
     """
-    cdef Py_ssize_t nw = seg.shape[0] - 1
-    cdef Py_ssize_t nk = cols.shape[0]
-    cdef Py_ssize_t n_pdbs = pdb_allowed.shape[0]
+    # The arrays are checked as the typed memoryviews this kernel took were (dtype, native order,
+    # 1-d and C-contiguous, or 2-d with contiguous rows where noted) without a buffer acquisition
+    # each (~1.3k instructions apiece, 25 a call: issue 29), and read through their data pointers.
+    # seg (W + 1,) int64; entries, conflict, victims, violating (M,); pdb_ptr (M + 1,) int64;
+    # pdb_ids int32 and pdb_allowed int64 (the budgets); prio, start (P,) int64 / float64 and
+    # req (P, R) int64 with contiguous rows (the pool); cols, wants (K,) int64; rows, base_count,
+    # active and the per-node outputs (W,); alloc (C, R) int64 (any strides), allowed_pods (C,);
+    # base_used (W, R) int64 with contiguous rows.
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, False, True, "select_victims seg")
+    cdef cnp.ndarray a_entries = vector(entries_, cnp.NPY_INT64, False, True, "select_victims entries")
+    cdef cnp.ndarray a_active = vector(active_, cnp.NPY_UINT8, False, True, "select_victims active")
+    cdef cnp.ndarray a_prio = vector(prio_, cnp.NPY_INT64, False, True, "select_victims prio")
+    cdef cnp.ndarray a_start = vector(start_, cnp.NPY_FLOAT64, False, True, "select_victims start")
+    cdef cnp.ndarray a_req = matrix(req_, cnp.NPY_INT64, False, True, "select_victims req")
+    cdef cnp.ndarray a_conflict = vector(conflict_, cnp.NPY_UINT8, False, True, "select_victims conflict")
+    cdef cnp.ndarray a_pdb_ptr = vector(pdb_ptr_, cnp.NPY_INT64, False, True, "select_victims pdb_ptr")
+    cdef cnp.ndarray a_pdb_ids = vector(pdb_ids_, cnp.NPY_INT32, False, True, "select_victims pdb_ids")
+    cdef cnp.ndarray a_pdb_allowed = vector(pdb_allowed_, cnp.NPY_INT64, False, True, "select_victims pdb_allowed")
+    cdef cnp.ndarray a_cols = vector(cols_, cnp.NPY_INT64, False, True, "select_victims cols")
+    cdef cnp.ndarray a_wants = vector(wants_, cnp.NPY_INT64, False, True, "select_victims wants")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "select_victims rows")
+    cdef cnp.ndarray a_alloc = matrix(alloc_, cnp.NPY_INT64, False, False, "select_victims alloc")
+    cdef cnp.ndarray a_allowed = vector(allowed_pods_, cnp.NPY_INT64, False, True, "select_victims allowed_pods")
+    cdef cnp.ndarray a_base_used = matrix(base_used_, cnp.NPY_INT64, False, True, "select_victims base_used")
+    cdef cnp.ndarray a_base_count = vector(base_count_, cnp.NPY_INT64, False, True, "select_victims base_count")
+    cdef cnp.ndarray a_victims = vector(victims_, cnp.NPY_INT64, True, True, "select_victims victims")
+    cdef cnp.ndarray a_violating = vector(violating_, cnp.NPY_UINT8, True, True, "select_victims violating")
+    cdef cnp.ndarray a_n_victims = vector(n_victims_, cnp.NPY_INT64, True, True, "select_victims n_victims")
+    cdef cnp.ndarray a_n_violating = vector(n_violating_, cnp.NPY_INT64, True, True, "select_victims n_violating")
+    cdef cnp.ndarray a_top = vector(top_priority_, cnp.NPY_INT64, True, True, "select_victims top_priority")
+    cdef cnp.ndarray a_sum = vector(sum_priority_, cnp.NPY_INT64, True, True, "select_victims sum_priority")
+    cdef cnp.ndarray a_first = vector(first_start_, cnp.NPY_FLOAT64, True, True, "select_victims first_start")
+    cdef const int64_t* seg = <const int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef const int64_t* entries = <const int64_t*>cnp.PyArray_DATA(a_entries)
+    cdef const uint8_t* active = <const uint8_t*>cnp.PyArray_DATA(a_active)
+    cdef const int64_t* prio = <const int64_t*>cnp.PyArray_DATA(a_prio)
+    cdef const double* start = <const double*>cnp.PyArray_DATA(a_start)
+    cdef const int64_t* req = <const int64_t*>cnp.PyArray_DATA(a_req)
+    cdef const uint8_t* conflict = <const uint8_t*>cnp.PyArray_DATA(a_conflict)
+    cdef const int64_t* pdb_ptr = <const int64_t*>cnp.PyArray_DATA(a_pdb_ptr)
+    cdef const int32_t* pdb_ids = <const int32_t*>cnp.PyArray_DATA(a_pdb_ids)
+    cdef const int64_t* pdb_allowed = <const int64_t*>cnp.PyArray_DATA(a_pdb_allowed)
+    cdef const int64_t* cols = <const int64_t*>cnp.PyArray_DATA(a_cols)
+    cdef const int64_t* wants = <const int64_t*>cnp.PyArray_DATA(a_wants)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* alloc = <const int64_t*>cnp.PyArray_DATA(a_alloc)
+    cdef const int64_t* allowed_pods = <const int64_t*>cnp.PyArray_DATA(a_allowed)
+    cdef const int64_t* base_used = <const int64_t*>cnp.PyArray_DATA(a_base_used)
+    cdef const int64_t* base_count = <const int64_t*>cnp.PyArray_DATA(a_base_count)
+    cdef int64_t* victims = <int64_t*>cnp.PyArray_DATA(a_victims)
+    cdef uint8_t* violating = <uint8_t*>cnp.PyArray_DATA(a_violating)
+    cdef int64_t* n_victims = <int64_t*>cnp.PyArray_DATA(a_n_victims)
+    cdef int64_t* n_violating = <int64_t*>cnp.PyArray_DATA(a_n_violating)
+    cdef int64_t* top_priority = <int64_t*>cnp.PyArray_DATA(a_top)
+    cdef int64_t* sum_priority = <int64_t*>cnp.PyArray_DATA(a_sum)
+    cdef double* first_start = <double*>cnp.PyArray_DATA(a_first)
+    # strides in elements of the 2-d arrays (req and base_used: rows contiguous)
+    cdef Py_ssize_t req_s0 = stride_of_dim(a_req, 0)
+    cdef Py_ssize_t used_s0 = stride_of_dim(a_base_used, 0)
+    cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), alloc_s1 = stride_of_dim(a_alloc, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_seg, 0) - 1
+    cdef Py_ssize_t nk = cnp.PyArray_DIM(a_cols, 0)
+    cdef Py_ssize_t n_pdbs = cnp.PyArray_DIM(a_pdb_allowed, 0)
+    cdef Py_ssize_t n_alloc = cnp.PyArray_DIM(a_alloc, 0), alloc_width = cnp.PyArray_DIM(a_alloc, 1)
     cdef int64_t row
     cdef Py_ssize_t w, t, j, q, group, lo, hi, n, nv, n_touched, i, k, longest = 0
     cdef int64_t m, e, c, r, cnt, d, n_viol_potential
@@ -503,19 +561,29 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     cdef uint8_t* touched
     cdef int64_t* touched_list
     cdef int64_t* minv
-    cdef const int64_t* prio_p = &prio[0] if prio.shape[0] else NULL
-    cdef const double* start_p = &start[0] if start.shape[0] else NULL
-    if rows.shape[0] != nw or base_used.shape[0] != nw or base_count.shape[0] != nw or wants.shape[0] != nk:
+    cdef const int64_t* prio_p = prio if cnp.PyArray_DIM(a_prio, 0) else NULL
+    cdef const double* start_p = start if cnp.PyArray_DIM(a_start, 0) else NULL
+    if (nw < 0 or cnp.PyArray_DIM(a_rows, 0) != nw or cnp.PyArray_DIM(a_base_used, 0) != nw
+            or cnp.PyArray_DIM(a_base_count, 0) != nw or cnp.PyArray_DIM(a_wants, 0) != nk
+            or cnp.PyArray_DIM(a_active, 0) < nw or cnp.PyArray_DIM(a_n_victims, 0) < nw
+            or cnp.PyArray_DIM(a_n_violating, 0) < nw or cnp.PyArray_DIM(a_top, 0) < nw
+            or cnp.PyArray_DIM(a_sum, 0) < nw or cnp.PyArray_DIM(a_first, 0) < nw):
         raise ValueError("select_victims: shapes do not match the nodes")
     for w in range(nw):
-        if active[w] and (rows[w] < 0 or rows[w] >= alloc.shape[0] or rows[w] >= allowed_pods.shape[0]):
+        if active[w] and (rows[w] < 0 or rows[w] >= n_alloc or rows[w] >= cnp.PyArray_DIM(a_allowed, 0)):
             raise IndexError(f"select_victims: row {rows[w]} outside the table")
     for j in range(nk):
-        if cols[j] >= alloc.shape[1] or cols[j] >= base_used.shape[1]:
+        if cols[j] >= alloc_width or cols[j] >= cnp.PyArray_DIM(a_base_used, 1):
             raise IndexError(f"select_victims: column {cols[j]} outside the table")
     for w in range(nw):
         if seg[w + 1] - seg[w] > longest:
             longest = seg[w + 1] - seg[w]
+        if seg[w + 1] < seg[w] or seg[w] < 0:
+            raise ValueError("select_victims: seg is not ascending from 0")
+    m = seg[nw] if nw >= 0 else 0
+    if (cnp.PyArray_DIM(a_entries, 0) < m or cnp.PyArray_DIM(a_conflict, 0) < m or cnp.PyArray_DIM(a_victims, 0) < m
+            or cnp.PyArray_DIM(a_violating, 0) < m or cnp.PyArray_DIM(a_pdb_ptr, 0) < m + 1):
+        raise ValueError("select_victims: the per-victim arrays are shorter than seg says")
     order = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
     tmp = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
     minv = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
@@ -589,7 +657,7 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                 row = rows[w]
                 for j in range(nk):
                     c = cols[j]
-                    used[j] = base_used[w, c] if c >= 0 else 0
+                    used[j] = base_used[w * used_s0 + c] if c >= 0 else 0
                 cnt = base_count[w]
                 nv = 0
                 for group in range(2):
@@ -605,15 +673,15 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                             else:
                                 for j in range(nk):
                                     c = cols[j]
-                                    r = req[e, c] if c >= 0 else 0
-                                    if wants[j] > (alloc[row, c] if c >= 0 else 0) - (used[j] + r):
+                                    r = req[e * req_s0 + c] if c >= 0 else 0
+                                    if wants[j] > (alloc[row * alloc_s0 + c * alloc_s1] if c >= 0 else 0) - (used[j] + r):
                                         ok = 0
                                         break
                         if ok:
                             for j in range(nk):
                                 c = cols[j]
                                 if c >= 0:
-                                    used[j] += req[e, c]
+                                    used[j] += req[e * req_s0 + c]
                             cnt += 1
                         else:
                             minv[nv] = t  # a local position: order[t], viol_of[t]

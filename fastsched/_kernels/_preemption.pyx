@@ -27,10 +27,8 @@ cnp.import_array()
 cdef int64_t PRIORITY_OFFSET = 2147483648
 
 
-def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const int64_t[::1] row_count,
-                 const int64_t[::1] prio, int64_t priority, const int64_t[:, ::1] req,
-                 const int64_t[:, :] requested, const int64_t[::1] pod_count,
-                 int64_t[::1] seg, int64_t[:, ::1] used, int64_t[::1] count):
+def window_usage(rows_, row_start_, row_count_, prio_, int64_t priority, req_, requested_, pod_count_,
+                 seg_, used_, count_):
     """The preemptor's potential victims on each window node and what the node holds without them.
 
     Node ``w`` (table row ``rows[w]``) has the pool entries ``row_start[r]`` to ``row_start[r] +
@@ -41,29 +39,56 @@ def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const in
 
     ``seg`` is (W + 1,), ``used`` is (W, R).
     """
-    cdef Py_ssize_t nw = rows.shape[0]
-    cdef Py_ssize_t nr = req.shape[1]
+    # checked as the typed memoryviews it took were (dtype, native order, 1-d C-contiguous; req and
+    # used 2-d with contiguous rows, requested any strides), without a buffer acquisition each
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "window_usage rows")
+    cdef cnp.ndarray a_row_start = vector(row_start_, cnp.NPY_INT64, False, True, "window_usage row_start")
+    cdef cnp.ndarray a_row_count = vector(row_count_, cnp.NPY_INT64, False, True, "window_usage row_count")
+    cdef cnp.ndarray a_prio = vector(prio_, cnp.NPY_INT64, False, True, "window_usage prio")
+    cdef cnp.ndarray a_req = matrix(req_, cnp.NPY_INT64, False, True, "window_usage req")
+    cdef cnp.ndarray a_requested = matrix(requested_, cnp.NPY_INT64, False, False, "window_usage requested")
+    cdef cnp.ndarray a_pod_count = vector(pod_count_, cnp.NPY_INT64, False, True, "window_usage pod_count")
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, True, True, "window_usage seg")
+    cdef cnp.ndarray a_used = matrix(used_, cnp.NPY_INT64, True, True, "window_usage used")
+    cdef cnp.ndarray a_count = vector(count_, cnp.NPY_INT64, True, True, "window_usage count")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* row_start = <const int64_t*>cnp.PyArray_DATA(a_row_start)
+    cdef const int64_t* row_count = <const int64_t*>cnp.PyArray_DATA(a_row_count)
+    cdef const int64_t* prio = <const int64_t*>cnp.PyArray_DATA(a_prio)
+    cdef const int64_t* req = <const int64_t*>cnp.PyArray_DATA(a_req)
+    cdef const int64_t* requested = <const int64_t*>cnp.PyArray_DATA(a_requested)
+    cdef const int64_t* pod_count = <const int64_t*>cnp.PyArray_DATA(a_pod_count)
+    cdef int64_t* seg = <int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef int64_t* used = <int64_t*>cnp.PyArray_DATA(a_used)
+    cdef int64_t* count = <int64_t*>cnp.PyArray_DATA(a_count)
+    cdef Py_ssize_t req_s0 = stride_of_dim(a_req, 0), used_s0 = stride_of_dim(a_used, 0)
+    cdef Py_ssize_t rq_s0 = stride_of_dim(a_requested, 0), rq_s1 = stride_of_dim(a_requested, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t nr = cnp.PyArray_DIM(a_req, 1)
+    cdef Py_ssize_t n_rows = cnp.PyArray_DIM(a_requested, 0), n_pool = cnp.PyArray_DIM(a_prio, 0)
     cdef Py_ssize_t w, j
     cdef int64_t r, e, end, m = 0, total = 0
-    if (seg.shape[0] != nw + 1 or used.shape[0] != nw or used.shape[1] != nr or count.shape[0] != nw
-            or requested.shape[1] != nr):
+    if (cnp.PyArray_DIM(a_seg, 0) != nw + 1 or cnp.PyArray_DIM(a_used, 0) != nw or cnp.PyArray_DIM(a_used, 1) != nr
+            or cnp.PyArray_DIM(a_count, 0) != nw or cnp.PyArray_DIM(a_requested, 1) != nr):
         raise ValueError("window_usage: output shapes do not match the nodes")
+    if cnp.PyArray_DIM(a_req, 0) < n_pool:
+        raise ValueError("window_usage: req has fewer entries than prio")
     for w in range(nw):  # checked first: nothing is written for a bad row
         r = rows[w]
-        if (r < 0 or r >= row_start.shape[0] or r >= row_count.shape[0] or r >= requested.shape[0]
-                or r >= pod_count.shape[0]):
+        if (r < 0 or r >= cnp.PyArray_DIM(a_row_start, 0) or r >= cnp.PyArray_DIM(a_row_count, 0) or r >= n_rows
+                or r >= cnp.PyArray_DIM(a_pod_count, 0)):
             raise IndexError(f"window_usage: row {r} outside the table")
-        if row_start[r] < 0 or row_start[r] + row_count[r] > prio.shape[0] or row_count[r] < 0:
+        if row_start[r] < 0 or row_start[r] + row_count[r] > n_pool or row_count[r] < 0:
             raise IndexError(f"window_usage: row {r}'s pods outside the pool")
         total += row_count[r]
-    out = np.empty(total, dtype=np.int64)
-    cdef int64_t[::1] entries = out
+    cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
+    cdef int64_t* entries = <int64_t*>cnp.PyArray_DATA(out)
     with nogil:
         for w in range(nw):
             r = rows[w]
             seg[w] = m
             for j in range(nr):
-                used[w, j] = requested[r, j]
+                used[w * used_s0 + j] = requested[r * rq_s0 + j * rq_s1]
             count[w] = pod_count[r]
             e = row_start[r]
             end = e + row_count[r]
@@ -73,7 +98,7 @@ def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const in
                     m += 1
                     count[w] -= 1
                     for j in range(nr):
-                        used[w, j] -= req[e, j]
+                        used[w * used_s0 + j] -= req[e * req_s0 + j]
                 e += 1
         seg[nw] = m
     return out[:m]
@@ -973,30 +998,72 @@ def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t
     return out_a
 
 
-def window_fit(const int64_t[::1] seg, const int64_t[::1] rows, const int64_t[::1] count,
-               const int64_t[::1] allowed, const int64_t[:, :] alloc, const int64_t[:, :] used,
-               const int64_t[::1] cols, const int64_t[::1] wants, bint check_fit,
-               int8_t[::1] kind, uint8_t[::1] active, int8_t candidate, int8_t filtered, int8_t no_victims):
+def window_fit(seg_, rows_, count_, allowed_, alloc_, used_, cols_, wants_, bint check_fit,
+               kind_, active_, int8_t candidate, int8_t filtered, int8_t no_victims):
     """The dry-run window's outcome before the victims' selection when NodeResourcesFit is the only
     filter left to judge (the node-only ones known to pass, no port check): node ``w`` with no
     potential victim (``seg[w] == seg[w + 1]``) is ``no_victims``; else, once they are gone, it
     fits (:func:`fit_verdicts`' checks, with ``check_fit``) as ``candidate`` with ``active[w] =
     1``, or not as ``filtered``. Writes every ``kind[w]`` and ``active[w]``; returns how many are
     candidates."""
-    cdef Py_ssize_t nw = rows.shape[0]
-    cdef Py_ssize_t w, n_cand = 0
+    # checked as the typed memoryviews it took were (dtype, native order, 1-d C-contiguous; alloc
+    # and used 2-d, any strides), without a buffer acquisition each
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, False, True, "window_fit seg")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "window_fit rows")
+    cdef cnp.ndarray a_count = vector(count_, cnp.NPY_INT64, False, True, "window_fit count")
+    cdef cnp.ndarray a_allowed = vector(allowed_, cnp.NPY_INT64, False, True, "window_fit allowed")
+    cdef cnp.ndarray a_alloc = matrix(alloc_, cnp.NPY_INT64, False, False, "window_fit alloc")
+    cdef cnp.ndarray a_used = matrix(used_, cnp.NPY_INT64, False, False, "window_fit used")
+    cdef cnp.ndarray a_cols = vector(cols_, cnp.NPY_INT64, False, True, "window_fit cols")
+    cdef cnp.ndarray a_wants = vector(wants_, cnp.NPY_INT64, False, True, "window_fit wants")
+    cdef cnp.ndarray a_kind = vector(kind_, cnp.NPY_INT8, True, True, "window_fit kind")
+    cdef cnp.ndarray a_active = vector(active_, cnp.NPY_UINT8, True, True, "window_fit active")
+    cdef const int64_t* seg = <const int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* count = <const int64_t*>cnp.PyArray_DATA(a_count)
+    cdef const int64_t* allowed = <const int64_t*>cnp.PyArray_DATA(a_allowed)
+    cdef const int64_t* alloc = <const int64_t*>cnp.PyArray_DATA(a_alloc)
+    cdef const int64_t* used = <const int64_t*>cnp.PyArray_DATA(a_used)
+    cdef const int64_t* cols = <const int64_t*>cnp.PyArray_DATA(a_cols)
+    cdef const int64_t* wants = <const int64_t*>cnp.PyArray_DATA(a_wants)
+    cdef int8_t* kind = <int8_t*>cnp.PyArray_DATA(a_kind)
+    cdef uint8_t* active = <uint8_t*>cnp.PyArray_DATA(a_active)
+    cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), alloc_s1 = stride_of_dim(a_alloc, 1)
+    cdef Py_ssize_t used_s0 = stride_of_dim(a_used, 0), used_s1 = stride_of_dim(a_used, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_rows, 0), nk = cnp.PyArray_DIM(a_cols, 0)
+    cdef Py_ssize_t w, j, n_cand = 0
+    cdef int64_t r, c
     cdef bint ok
-    if (seg.shape[0] != nw + 1 or count.shape[0] != nw or used.shape[0] != nw or kind.shape[0] != nw
-            or active.shape[0] != nw or wants.shape[0] != cols.shape[0]):
+    if (cnp.PyArray_DIM(a_seg, 0) != nw + 1 or cnp.PyArray_DIM(a_count, 0) != nw
+            or cnp.PyArray_DIM(a_used, 0) != nw or cnp.PyArray_DIM(a_kind, 0) != nw
+            or cnp.PyArray_DIM(a_active, 0) != nw or cnp.PyArray_DIM(a_wants, 0) != nk):
         raise ValueError("window_fit: shapes do not match")
-    _check_fit_inputs("window_fit", rows, allowed, alloc, used, cols)
+    # the bounds the pass reads unchecked (as _check_fit_inputs)
+    for w in range(nw):
+        r = rows[w]
+        if r < 0 or r >= cnp.PyArray_DIM(a_allowed, 0) or r >= cnp.PyArray_DIM(a_alloc, 0):
+            raise IndexError(f"window_fit: row {r} outside the table")
+    for j in range(nk):
+        if cols[j] >= cnp.PyArray_DIM(a_alloc, 1) or cols[j] >= cnp.PyArray_DIM(a_used, 1):
+            raise IndexError(f"window_fit: column {cols[j]} outside the table")
     with nogil:
         for w in range(nw):
             active[w] = 0
             if seg[w + 1] == seg[w]:
                 kind[w] = no_victims
                 continue
-            ok = not check_fit or _fits_without_victims(w, rows[w], count, allowed, alloc, used, cols, wants)
+            ok = True
+            if check_fit:  # _fits_without_victims: "Too many pods", then each check's free amount
+                r = rows[w]
+                if count[w] + 1 > allowed[r]:
+                    ok = False
+                else:
+                    for j in range(nk):
+                        c = cols[j]
+                        if wants[j] > ((alloc[r * alloc_s0 + c * alloc_s1] - used[w * used_s0 + c * used_s1])
+                                       if c >= 0 else 0):
+                            ok = False
+                            break
             if ok:
                 kind[w] = candidate
                 active[w] = 1

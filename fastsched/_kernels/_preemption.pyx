@@ -17,7 +17,7 @@ this additive form), and order the victims as upstream's final re-sort does.
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 cimport numpy as cnp
-from fastsched._kernels._arrays cimport matrix, stride_of_dim, vector
+from fastsched._kernels._arrays cimport matrix, stride_of, stride_of_dim, vector
 
 import numpy as np
 
@@ -735,40 +735,53 @@ def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_
     return None
 
 
-def pick_candidate(const int64_t[:] num_violations, const int64_t[:] top_priority,
-                   const int64_t[:] sum_priority, const int64_t[:] n_victims, const double[:] first_start):
+def pick_candidate(num_violations_, top_priority_, sum_priority_, n_victims_, first_start_):
     """Upstream ``pickOneNodeForPreemption`` with its default criteria in one pass: the index of
     the first candidate whose (violations, highest victim priority, sum of priorities, victims)
     is least and, among those, whose ``first_start`` is greatest. Filtering the candidates by each
     criterion in turn, as upstream does, keeps exactly the lexicographically best ones, and it
     takes the first node left: the first of them in candidate order. (The start times are finite
     or +inf, never NaN.)"""
-    cdef Py_ssize_t n = num_violations.shape[0]
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_nv = vector(num_violations_, cnp.NPY_INT64, False, False, "pick_candidate num_violations")
+    cdef cnp.ndarray a_top = vector(top_priority_, cnp.NPY_INT64, False, False, "pick_candidate top_priority")
+    cdef cnp.ndarray a_sum = vector(sum_priority_, cnp.NPY_INT64, False, False, "pick_candidate sum_priority")
+    cdef cnp.ndarray a_nvic = vector(n_victims_, cnp.NPY_INT64, False, False, "pick_candidate n_victims")
+    cdef cnp.ndarray a_first = vector(first_start_, cnp.NPY_FLOAT64, False, False, "pick_candidate first_start")
+    # strided views read as s[i * stride] (strides in elements)
+    cdef const int64_t* nv_p = <const int64_t*>cnp.PyArray_DATA(a_nv)
+    cdef const int64_t* top_p = <const int64_t*>cnp.PyArray_DATA(a_top)
+    cdef const int64_t* sum_p = <const int64_t*>cnp.PyArray_DATA(a_sum)
+    cdef const int64_t* nvic_p = <const int64_t*>cnp.PyArray_DATA(a_nvic)
+    cdef const double* first_p = <const double*>cnp.PyArray_DATA(a_first)
+    cdef Py_ssize_t s_nv = stride_of(a_nv), s_top = stride_of(a_top), s_sum = stride_of(a_sum)
+    cdef Py_ssize_t s_nvic = stride_of(a_nvic), s_first = stride_of(a_first)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(a_nv, 0)
     cdef Py_ssize_t i, best = 0
-    if (top_priority.shape[0] != n or sum_priority.shape[0] != n or n_victims.shape[0] != n
-            or first_start.shape[0] != n):
+    if (cnp.PyArray_DIM(a_top, 0) != n or cnp.PyArray_DIM(a_sum, 0) != n or cnp.PyArray_DIM(a_nvic, 0) != n
+            or cnp.PyArray_DIM(a_first, 0) != n):
         raise ValueError("pick_candidate: the criteria arrays differ in length")
     if n == 0:
         raise ValueError("pick_candidate: no candidate")
     with nogil:
         for i in range(1, n):
-            if num_violations[i] != num_violations[best]:
-                if num_violations[i] < num_violations[best]:
+            if nv_p[i * s_nv] != nv_p[best * s_nv]:
+                if nv_p[i * s_nv] < nv_p[best * s_nv]:
                     best = i
                 continue
-            if top_priority[i] != top_priority[best]:
-                if top_priority[i] < top_priority[best]:
+            if top_p[i * s_top] != top_p[best * s_top]:
+                if top_p[i * s_top] < top_p[best * s_top]:
                     best = i
                 continue
-            if sum_priority[i] != sum_priority[best]:
-                if sum_priority[i] < sum_priority[best]:
+            if sum_p[i * s_sum] != sum_p[best * s_sum]:
+                if sum_p[i * s_sum] < sum_p[best * s_sum]:
                     best = i
                 continue
-            if n_victims[i] != n_victims[best]:
-                if n_victims[i] < n_victims[best]:
+            if nvic_p[i * s_nvic] != nvic_p[best * s_nvic]:
+                if nvic_p[i * s_nvic] < nvic_p[best * s_nvic]:
                     best = i
                 continue
-            if first_start[i] > first_start[best]:
+            if first_p[i * s_first] > first_p[best * s_first]:
                 best = i
     return best
 
@@ -836,17 +849,21 @@ def splice_nominations(const int64_t[:] rows, const int64_t[:] prios, const int6
     return out_rows_a, out_prios_a, out_vec_a, out_uids_a, out_names_a, new_pos_a
 
 
-def walk_stop(const int8_t[::1] kind, const int64_t[::1] n_violating, int64_t nv_total, int64_t v_total,
-              int64_t k, int8_t candidate):
+def walk_stop(kind_, n_violating_, int64_t nv_total, int64_t v_total, int64_t k, int8_t candidate):
     """DryRunPreemption's stopping rule over one window of the walk: node ``i`` is a candidate when
     ``kind[i] == candidate`` (non-violating when ``n_violating[i] == 0``); the lists, each capped at
     ``k`` (numCandidates), hold ``nv_total`` and ``v_total`` candidates before the window. Returns
     ``(stop, nv, v)``: the position of the first candidate after whose addition the capped counts
     have a non-violating one and reach ``k`` together (-1 when none does), and the uncapped
     counts up to it (or over the whole window)."""
-    cdef Py_ssize_t i, n = kind.shape[0], stop = -1
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_kind = vector(kind_, cnp.NPY_INT8, False, True, "walk_stop kind")
+    cdef cnp.ndarray a_nv = vector(n_violating_, cnp.NPY_INT64, False, True, "walk_stop n_violating")
+    cdef const int8_t* kind = <const int8_t*>cnp.PyArray_DATA(a_kind)
+    cdef const int64_t* n_violating = <const int64_t*>cnp.PyArray_DATA(a_nv)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_kind, 0), stop = -1
     cdef int64_t cnv, cv
-    if n_violating.shape[0] != n:
+    if cnp.PyArray_DIM(a_nv, 0) != n:
         raise ValueError("walk_stop: kind and n_violating differ in length")
     with nogil:
         for i in range(n):
@@ -864,15 +881,22 @@ def walk_stop(const int8_t[::1] kind, const int64_t[::1] n_violating, int64_t nv
     return stop, nv_total, v_total
 
 
-def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int64_t[::1] n_violating,
-                      Py_ssize_t end, int64_t k, int8_t candidate, int8_t no_victim_left, int8_t error):
+def collect_positions(kind_, code_, n_violating_, Py_ssize_t end, int64_t k, int8_t candidate, int8_t no_victim_left, int8_t error):
     """The walk's positions below ``end``, for the dry run's result: ``chosen`` (the first ``k``
     non-violating candidates, then the first ``k`` violating ones, each in walk order), ``others``
     (the positions that are no candidate) and ``errors`` (those of kind ``no_victim_left`` or code
     ``error``), as int64 arrays."""
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_kind = vector(kind_, cnp.NPY_INT8, False, True, "collect_positions kind")
+    cdef cnp.ndarray a_code = vector(code_, cnp.NPY_INT8, False, True, "collect_positions code")
+    cdef cnp.ndarray a_nv = vector(n_violating_, cnp.NPY_INT64, False, True, "collect_positions n_violating")
+    cdef const int8_t* kind = <const int8_t*>cnp.PyArray_DATA(a_kind)
+    cdef const int8_t* code = <const int8_t*>cnp.PyArray_DATA(a_code)
+    cdef const int64_t* n_violating = <const int64_t*>cnp.PyArray_DATA(a_nv)
     cdef Py_ssize_t i, a = 0, b = 0, c = 0, e = 0
     cdef int64_t nv = 0, v = 0
-    if end < 0 or end > kind.shape[0] or end > code.shape[0] or end > n_violating.shape[0]:
+    if (end < 0 or end > cnp.PyArray_DIM(a_kind, 0) or end > cnp.PyArray_DIM(a_code, 0)
+            or end > cnp.PyArray_DIM(a_nv, 0)):
         raise ValueError("collect_positions: end outside the arrays")
     for i in range(end):
         if kind[i] == candidate:
@@ -882,16 +906,16 @@ def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int6
                 v += 1
     cdef int64_t n_nv = nv if nv < k else k
     cdef int64_t n_v = v if v < k else k
-    chosen_a = np.empty(n_nv + n_v, dtype=np.int64)
-    others_a = np.empty(end - nv - v, dtype=np.int64)
-    cdef int64_t[::1] chosen = chosen_a
-    cdef int64_t[::1] others = others_a
+    cdef cnp.ndarray chosen_a = np.empty(n_nv + n_v, dtype=np.int64)
+    cdef cnp.ndarray others_a = np.empty(end - nv - v, dtype=np.int64)
+    cdef int64_t* chosen = <int64_t*>cnp.PyArray_DATA(chosen_a)
+    cdef int64_t* others = <int64_t*>cnp.PyArray_DATA(others_a)
     cdef Py_ssize_t n_err = 0
     for i in range(end):
         if kind[i] == no_victim_left or code[i] == error:
             n_err += 1
-    errors_a = np.empty(n_err, dtype=np.int64)
-    cdef int64_t[::1] errors = errors_a
+    cdef cnp.ndarray errors_a = np.empty(n_err, dtype=np.int64)
+    cdef int64_t* errors = <int64_t*>cnp.PyArray_DATA(errors_a)
     with nogil:
         for i in range(end):
             if kind[i] == candidate:
@@ -911,10 +935,13 @@ def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int6
     return chosen_a, others_a, errors_a
 
 
-def first_rows(const int64_t[::1] rows):
+def first_rows(rows_):
     """Each row of ``rows`` (non-negative) once, where it first appears, as an intp array (the
     compiled cycle's nominated rows: ``list(dict.fromkeys(rows))`` in one pass)."""
-    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "first_rows rows")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0), m = 0
     cdef int64_t r, top = -1
     for i in range(n):
         r = rows[i]
@@ -922,8 +949,8 @@ def first_rows(const int64_t[::1] rows):
             raise ValueError(f"first_rows: negative row {r}")
         if r > top:
             top = r
-    out_a = np.empty(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] out = out_a
+    cdef cnp.ndarray out_a = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t* out = <Py_ssize_t*>cnp.PyArray_DATA(out_a)
     cdef uint8_t* seen = <uint8_t*> malloc(top + 2)
     if seen == NULL:
         raise MemoryError()
@@ -940,35 +967,50 @@ def first_rows(const int64_t[::1] rows):
     return out_a[:m]
 
 
-def stale_rows(const int64_t[::1] rows, const int64_t[:] have, const int64_t[:] want):
+def stale_rows(rows_, have_, want_):
     """The rows ``r`` of ``rows`` (in order) with ``have[r] != want[r]``: the pod columns' rows
     loaded at another table version than the table's (``PodColumns.refresh``)."""
-    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "stale_rows rows")
+    cdef cnp.ndarray a_have = vector(have_, cnp.NPY_INT64, False, False, "stale_rows have")
+    cdef cnp.ndarray a_want = vector(want_, cnp.NPY_INT64, False, False, "stale_rows want")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* have = <const int64_t*>cnp.PyArray_DATA(a_have)
+    cdef const int64_t* want = <const int64_t*>cnp.PyArray_DATA(a_want)
+    cdef Py_ssize_t have_s = stride_of(a_have), want_s = stride_of(a_want)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0), m = 0
     cdef int64_t r
     for i in range(n):
         r = rows[i]
-        if r < 0 or r >= have.shape[0] or r >= want.shape[0]:
+        if r < 0 or r >= cnp.PyArray_DIM(a_have, 0) or r >= cnp.PyArray_DIM(a_want, 0):
             raise IndexError(f"stale_rows: row {r} outside the arrays")
-    out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
+    cdef cnp.ndarray out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(out_a)
     with nogil:
         for i in range(n):
             r = rows[i]
-            if have[r] != want[r]:
+            if have[r * have_s] != want[r * want_s]:
                 out[m] = r
                 m += 1
     return out_a[:m]
 
 
-def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t[::1] live):
+def rows_by_rank(rows_, rank_, live_):
     """``rows`` ordered by ``rank[row]`` (a stable sort: equal ranks keep their order), or None when
     a row is not ``live`` (DefaultPreemption's potential nodes in the snapshot's order). Ranks
     must be non-negative."""
-    cdef Py_ssize_t i, n = rows.shape[0]
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "rows_by_rank rows")
+    cdef cnp.ndarray a_rank = vector(rank_, cnp.NPY_INT64, False, True, "rows_by_rank rank")
+    cdef cnp.ndarray a_live = vector(live_, cnp.NPY_UINT8, False, True, "rows_by_rank live")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* rank = <const int64_t*>cnp.PyArray_DATA(a_rank)
+    cdef const uint8_t* live = <const uint8_t*>cnp.PyArray_DATA(a_live)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0)
     cdef int64_t r, key, top = 0
     for i in range(n):
         r = rows[i]
-        if r < 0 or r >= rank.shape[0] or r >= live.shape[0]:
+        if r < 0 or r >= cnp.PyArray_DIM(a_rank, 0) or r >= cnp.PyArray_DIM(a_live, 0):
             raise IndexError(f"rows_by_rank: row {r} outside the arrays")
         if not live[r]:
             return None
@@ -977,8 +1019,8 @@ def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t
             raise ValueError(f"rows_by_rank: negative rank {key}")
         if key > top:
             top = key
-    out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
+    cdef cnp.ndarray out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(out_a)
     cdef int64_t* start = <int64_t*> malloc((top + 2) * sizeof(int64_t))
     if start == NULL:
         raise MemoryError()

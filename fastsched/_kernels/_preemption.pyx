@@ -104,21 +104,36 @@ def window_usage(rows_, row_start_, row_count_, prio_, int64_t priority, req_, r
     return out[:m]
 
 
-def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
-             const int64_t[:, :] vectors, const int64_t[::1] pos_of=None):
+def add_rows(out_, counts_, rows_, vectors_, pos_of_=None):
     """The nominated pods' usage summed per node: for each pod ``q`` with
     ``p = pos_of[rows[q]]`` (``rows[q]`` itself without ``pos_of``) and ``p >= 0``,
     ``out[p] += vectors[q]`` and ``counts[p] += 1``. A row may repeat (a node nominated several
     pods): unbuffered, as ``np.add.at``, which cost ~100-200 µs a call at a thousand pods. Returns
     how many pods were added. Raises IndexError for a row or position outside the arrays."""
-    cdef Py_ssize_t nq = rows.shape[0]
-    cdef Py_ssize_t nr = out.shape[1]
-    cdef Py_ssize_t n_out = out.shape[0]
-    cdef Py_ssize_t n_pos = pos_of.shape[0] if pos_of is not None else 0
-    cdef bint direct = pos_of is None
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see
+    # select_victims) out (N, R) int64 with contiguous rows, written; counts (N,) int64, written;
+    # rows (Q,) int64; vectors (Q, R) int64, any strides; pos_of (C,) int64 or None
+    cdef cnp.ndarray a_out = matrix(out_, cnp.NPY_INT64, True, True, "add_rows out")
+    cdef cnp.ndarray a_counts = vector(counts_, cnp.NPY_INT64, True, True, "add_rows counts")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "add_rows rows")
+    cdef cnp.ndarray a_vectors = matrix(vectors_, cnp.NPY_INT64, False, False, "add_rows vectors")
+    cdef bint direct = pos_of_ is None
+    cdef cnp.ndarray a_pos = None if direct else vector(pos_of_, cnp.NPY_INT64, False, True, "add_rows pos_of")
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(a_out)
+    cdef int64_t* counts = <int64_t*>cnp.PyArray_DATA(a_counts)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* vectors = <const int64_t*>cnp.PyArray_DATA(a_vectors)
+    cdef const int64_t* pos_of = NULL if direct else <const int64_t*>cnp.PyArray_DATA(a_pos)
+    cdef Py_ssize_t out_s0 = stride_of_dim(a_out, 0)
+    cdef Py_ssize_t vec_s0 = stride_of_dim(a_vectors, 0), vec_s1 = stride_of_dim(a_vectors, 1)
+    cdef Py_ssize_t nq = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t nr = cnp.PyArray_DIM(a_out, 1)
+    cdef Py_ssize_t n_out = cnp.PyArray_DIM(a_out, 0)
+    cdef Py_ssize_t n_pos = 0 if direct else cnp.PyArray_DIM(a_pos, 0)
     cdef Py_ssize_t q, j, added = 0
     cdef int64_t r, p
-    if vectors.shape[0] != nq or vectors.shape[1] != nr or counts.shape[0] != n_out:
+    if (cnp.PyArray_DIM(a_vectors, 0) != nq or cnp.PyArray_DIM(a_vectors, 1) != nr
+            or cnp.PyArray_DIM(a_counts, 0) != n_out):
         raise ValueError("add_rows: shapes do not match")
     for q in range(nq):  # checked first: a bad index leaves ``out`` as it was
         r = rows[q]
@@ -137,7 +152,7 @@ def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
             if p < 0:
                 continue
             for j in range(nr):
-                out[p, j] += vectors[q, j]
+                out[p * out_s0 + j] += vectors[q * vec_s0 + j * vec_s1]
             counts[p] += 1
             added += 1
     return added

@@ -219,3 +219,21 @@ def test_pick_candidate_and_stale_rows_read_strided_views():
     expected = rows[have[rows] != want_v[rows]]
     got = _preemption.stale_rows(rows, np.repeat(have, 3)[::3], np.repeat(want_v, 2)[::2])
     assert got.tolist() == expected.tolist() and 0 < len(expected) < len(rows)
+
+
+def test_add_rows_writes_padded_rows_by_their_stride():
+    """The nominated usage summed into an output whose rows are padded (a shadow table's requested
+    columns as a view): the same sums as into a contiguous one, the padding untouched."""
+    rng = np.random.default_rng(11)
+    cap, width, q = 20, 3, 60
+    rows = rng.integers(0, cap, q)
+    vectors = rng.integers(0, 50, (q, width))
+    want, want_counts = np.zeros((cap, width), dtype=np.int64), np.zeros(cap, dtype=np.int64)
+    _preemption.add_rows(want, want_counts, rows, vectors)
+    out = _padded(np.zeros((cap, width), dtype=np.int64))
+    counts = np.zeros(cap, dtype=np.int64)
+    assert _preemption.add_rows(out, counts, rows, vectors) == q
+    assert np.array_equal(out, want) and np.array_equal(counts, want_counts)
+    assert (out.base[:, width:] == 10**9).all()
+    with pytest.raises(ValueError, match="out"):
+        _preemption.add_rows(_column_strided(np.zeros((cap, width), dtype=np.int64)), counts, rows, vectors)

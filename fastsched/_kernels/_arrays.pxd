@@ -27,6 +27,8 @@ cdef inline str type_name(int type_num):
         return "int16"
     if type_num == cnp.NPY_FLOAT64:
         return "float64"
+    if type_num == cnp.NPY_OBJECT:
+        return "object"
     return str(type_num)
 
 

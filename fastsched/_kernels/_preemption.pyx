@@ -15,6 +15,7 @@ with it (NodeResourcesFit's checks and NodePorts' conflicts, the pod-dependent f
 this additive form), and order the victims as upstream's final re-sort does.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from cpython.object cimport PyObject
 from libc.stdlib cimport free, malloc
 cimport numpy as cnp
 from fastsched._kernels._arrays cimport matrix, stride_of, stride_of_dim, vector
@@ -211,28 +212,49 @@ def fit_verdicts(const int64_t[::1] rows, const int64_t[::1] count, const int64_
             if not _fits_without_victims(i, rows[i], count, allowed, alloc, used, cols, wants):
                 ok[i] = 0
 
-def settle_segments(object[::1] pods, const int64_t[::1] entries, const int64_t[::1] seg,
-                    const int64_t[::1] nodes, double[::1] start, uint8_t[::1] volatile):
+def settle_segments(pods_, entries_, seg_, nodes_, start_, volatile_):
     """Re-read ``status.startTime`` from the Pod objects (``pods``) of the entries of the given
     nodes' segments (``entries[seg[w]:seg[w + 1]]`` for ``w`` in ``nodes``) that are ``volatile``
     (not started when loaded, and startable in place: the scheduler sets a bound pod's start on
     the Pod itself; a start, once set, does not change); a volatile entry stays so while it has not
     started. Returns how many starts changed."""
-    cdef Py_ssize_t k, i, nn = nodes.shape[0]
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see
+    # select_victims) pods (P,) object; entries (M,), seg (W + 1,), nodes (K,) int64; start (P,)
+    # float64 and volatile (P,) uint8, written
+    cdef cnp.ndarray a_pods = vector(pods_, cnp.NPY_OBJECT, False, True, "settle_segments pods")
+    cdef cnp.ndarray a_entries = vector(entries_, cnp.NPY_INT64, False, True, "settle_segments entries")
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, False, True, "settle_segments seg")
+    cdef cnp.ndarray a_nodes = vector(nodes_, cnp.NPY_INT64, False, True, "settle_segments nodes")
+    cdef cnp.ndarray a_start = vector(start_, cnp.NPY_FLOAT64, True, True, "settle_segments start")
+    cdef cnp.ndarray a_volatile = vector(volatile_, cnp.NPY_UINT8, True, True, "settle_segments volatile")
+    cdef PyObject** pods = <PyObject**>cnp.PyArray_DATA(a_pods)
+    cdef const int64_t* entries = <const int64_t*>cnp.PyArray_DATA(a_entries)
+    cdef const int64_t* seg = <const int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef const int64_t* nodes = <const int64_t*>cnp.PyArray_DATA(a_nodes)
+    cdef double* start = <double*>cnp.PyArray_DATA(a_start)
+    cdef uint8_t* volatile = <uint8_t*>cnp.PyArray_DATA(a_volatile)
+    cdef Py_ssize_t n_pool = cnp.PyArray_DIM(a_pods, 0), n_entries = cnp.PyArray_DIM(a_entries, 0)
+    cdef Py_ssize_t k, i, nn = cnp.PyArray_DIM(a_nodes, 0)
     cdef int64_t w, e
     cdef double inf = float("inf")
     cdef object t
     cdef Py_ssize_t changed = 0
+    if cnp.PyArray_DIM(a_start, 0) < n_pool or cnp.PyArray_DIM(a_volatile, 0) < n_pool:
+        raise ValueError("settle_segments: start and volatile need an entry per pod")
     for k in range(nn):
         w = nodes[k]
-        if w < 0 or w + 1 >= seg.shape[0]:
+        if w < 0 or w + 1 >= cnp.PyArray_DIM(a_seg, 0):
             raise IndexError(f"settle_segments: node {w} outside the segments")
+        if seg[w] < 0 or seg[w + 1] > n_entries:
+            raise IndexError(f"settle_segments: node {w}'s segment outside the entries")
         for i in range(seg[w], seg[w + 1]):
             e = entries[i]
+            if e < 0 or e >= n_pool:
+                raise IndexError(f"settle_segments: entry {e} outside the pool")
             if not volatile[e]:
                 continue
             if start[e] == inf:
-                t = pods[e].start_time
+                t = (<object>pods[e]).start_time
                 if t is not None:
                     start[e] = t
                     changed += 1

@@ -237,3 +237,29 @@ def test_add_rows_writes_padded_rows_by_their_stride():
     assert (out.base[:, width:] == 10**9).all()
     with pytest.raises(ValueError, match="out"):
         _preemption.add_rows(_column_strided(np.zeros((cap, width), dtype=np.int64)), counts, rows, vectors)
+
+
+def test_settle_segments_checks_the_entries_it_reads():
+    """The pool's Pod objects are read through the object array's data pointer: an entry or a
+    segment outside the arrays is an IndexError (the memoryview read past them unchecked), and
+    the pods must be an object array."""
+    from types import SimpleNamespace
+
+    pods = np.empty(3, dtype=object)
+    for e in range(3):
+        pods[e] = SimpleNamespace(start_time=float(e))
+    start = np.full(3, np.inf)
+    volatile = np.ones(3, dtype=np.uint8)
+    seg = np.array([0, 3], dtype=np.int64)
+    nodes = np.zeros(1, dtype=np.int64)
+    assert _preemption.settle_segments(pods, np.array([2, 0, 1], dtype=np.int64), seg, nodes, start, volatile) == 3
+    assert start.tolist() == [0.0, 1.0, 2.0] and volatile.tolist() == [0, 0, 0]
+    with pytest.raises(IndexError, match="entry 3"):
+        _preemption.settle_segments(pods, np.array([0, 1, 3], dtype=np.int64), seg, nodes, np.full(3, np.inf),
+                                    np.ones(3, dtype=np.uint8))
+    with pytest.raises(IndexError, match="segment"):
+        _preemption.settle_segments(pods, np.array([0, 1], dtype=np.int64), seg, nodes, np.full(3, np.inf),
+                                    np.ones(3, dtype=np.uint8))
+    with pytest.raises(ValueError, match="pods"):
+        _preemption.settle_segments(np.zeros(3), np.array([0, 1, 2], dtype=np.int64), seg, nodes,
+                                    np.full(3, np.inf), np.ones(3, dtype=np.uint8))

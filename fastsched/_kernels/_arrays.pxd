@@ -1,6 +1,7 @@
 # cython: language_level=3
 """1-d NumPy array arguments checked without a buffer, shared by the per-cycle kernels
-(``_interpodaffinity``, ``_table.clear_failing``): one definition, inlined.
+(``_interpodaffinity``, ``_table.clear_failing``, ``_preemption.select_victims``,
+``_diagnosis.merge_fit``): one definition, inlined; 2-d ones by :func:`matrix`.
 
 A typed memoryview argument (``T[::1]``, ``T[:]``) costs a buffer acquisition and a memoryview
 object per call (~0.3-0.5 µs each): for PreScore's and Score's small arrays, and for the compiled
@@ -20,6 +21,14 @@ cdef inline str type_name(int type_num):
         return "int32"
     if type_num == cnp.NPY_UINT8:
         return "uint8"
+    if type_num == cnp.NPY_INT8:
+        return "int8"
+    if type_num == cnp.NPY_INT16:
+        return "int16"
+    if type_num == cnp.NPY_FLOAT64:
+        return "float64"
+    if type_num == cnp.NPY_OBJECT:
+        return "object"
     return str(type_num)
 
 
@@ -41,3 +50,28 @@ cdef inline cnp.ndarray vector(object a, int type_num, bint writable, bint conti
 cdef inline Py_ssize_t stride_of(cnp.ndarray arr) noexcept:
     """The stride of a :func:`vector`-checked array in elements (aligned: a whole number)."""
     return cnp.PyArray_STRIDE(arr, 0) // cnp.PyArray_ITEMSIZE(arr)
+
+
+cdef inline cnp.ndarray matrix(object a, int type_num, bint writable, bint rows_contiguous, str what):
+    """``a`` as a 2-d aligned native-order array of ``type_num`` (each row contiguous when
+    ``rows_contiguous``, as a ``T[:, ::1]`` memoryview asks; writable when ``writable``), else
+    ValueError (TypeError for a non-array). Element ``[i, j]`` is at ``i * stride_of_dim(arr, 0)
+    + j * stride_of_dim(arr, 1)`` elements from the data pointer."""
+    if not cnp.PyArray_Check(a):
+        raise TypeError(f"{what}: a NumPy array expected, got {type(a).__name__}")
+    cdef cnp.ndarray arr = <cnp.ndarray>a
+    if (cnp.PyArray_NDIM(arr) != 2 or cnp.PyArray_TYPE(arr) != type_num or not cnp.PyArray_ISNOTSWAPPED(arr)
+            or not cnp.PyArray_ISALIGNED(arr)
+            or (rows_contiguous and cnp.PyArray_DIM(arr, 1) > 1
+                and cnp.PyArray_STRIDE(arr, 1) != cnp.PyArray_ITEMSIZE(arr))):
+        raise ValueError(f"{what}: a 2-d {'row-contiguous ' if rows_contiguous else ''}native "
+                         f"{type_name(type_num)} array expected, got {a.dtype} of shape {a.shape}")
+    if writable and not cnp.PyArray_ISWRITEABLE(arr):
+        raise ValueError(f"{what}: buffer source array is read-only")
+    return arr
+
+
+cdef inline Py_ssize_t stride_of_dim(cnp.ndarray arr, int dim) noexcept:
+    """The stride of dimension ``dim`` of a :func:`vector`- or :func:`matrix`-checked array in
+    elements (aligned: a whole number)."""
+    return cnp.PyArray_STRIDE(arr, dim) // cnp.PyArray_ITEMSIZE(arr)

@@ -11,10 +11,14 @@ pending. It replaces, for such a pod, the node-only arrays' gather, the resource
 call on the pending rows and the NumPy merge (``CompiledCycle.diagnose``).
 """
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+cimport numpy as cnp
 
 import numpy as np
 
 from fastsched._kernels._arith cimport fit_failure_mask, pattern_index
+from fastsched._kernels._arrays cimport matrix, stride_of_dim, vector
+
+cnp.import_array()
 
 cdef enum:
     _MAX_PATTERNS = 64
@@ -29,14 +33,9 @@ MERGE_FOUND = _MERGE_FOUND
 MAX_PATTERNS = _MAX_PATTERNS
 
 
-def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::1] static_code,
-              const int32_t[::1] static_rid, Py_ssize_t fit_pos,
-              const int64_t[::1] pod_count, const int64_t[::1] allowed_pods,
-              const int64_t[:, ::1] alloc, const int64_t[:, ::1] requested,
-              const int64_t[::1] cols, const int64_t[::1] wants,
-              int8_t code_unschedulable, int8_t code_unresolvable, int32_t fit_rid0,
-              const uint8_t[::1] counted, int16_t[::1] pid, int8_t[::1] code, int32_t[::1] rid,
-              int64_t[::1] patterns):
+def merge_fit(rows_, first_, static_code_, static_rid_, Py_ssize_t fit_pos, pod_count_, allowed_pods_,
+              alloc_, requested_, cols_, wants_, int8_t code_unschedulable, int8_t code_unresolvable,
+              int32_t fit_rid0, counted_, pid_, code_, rid_, patterns_):
     """Position ``i``'s status (node ``rows[i]``) into ``pid[i]`` (the rejecting plugin's profile
     position, -1 when none), ``code[i]`` (0 when none) and ``rid[i]`` (its reason tuple's id, -1
     when none).
@@ -57,23 +56,61 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
     on the shadow) is left passing for the caller. Returns the number of patterns, MERGE_FOUND, or
     MERGE_TOO_MANY (more than MAX_PATTERNS masks or more than 62 checks: the outputs are partial).
     """
-    cdef Py_ssize_t n = rows.shape[0]
-    cdef Py_ssize_t k = cols.shape[0]
+    # The arrays are checked as the typed memoryviews this kernel took were (dtype, native order,
+    # 1-d C-contiguous; alloc and requested 2-d with contiguous rows) without a buffer acquisition
+    # each (~1.3k instructions apiece, 18 a call: issue 29), and read through their data pointers.
+    # rows (n,) int64; first int16, static_code int8, static_rid int32, pod_count, allowed_pods
+    # int64: (C,); alloc, requested (C, R) int64; cols, wants (K,) int64; counted (C,) uint8 or
+    # None; pid int16, code int8, rid int32: (>= n,), written; patterns (>= MAX_PATTERNS,) int64.
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "merge_fit rows")
+    cdef cnp.ndarray a_first = vector(first_, cnp.NPY_INT16, False, True, "merge_fit first")
+    cdef cnp.ndarray a_static_code = vector(static_code_, cnp.NPY_INT8, False, True, "merge_fit static_code")
+    cdef cnp.ndarray a_static_rid = vector(static_rid_, cnp.NPY_INT32, False, True, "merge_fit static_rid")
+    cdef cnp.ndarray a_pod_count = vector(pod_count_, cnp.NPY_INT64, False, True, "merge_fit pod_count")
+    cdef cnp.ndarray a_allowed = vector(allowed_pods_, cnp.NPY_INT64, False, True, "merge_fit allowed_pods")
+    cdef cnp.ndarray a_alloc = matrix(alloc_, cnp.NPY_INT64, False, True, "merge_fit alloc")
+    cdef cnp.ndarray a_requested = matrix(requested_, cnp.NPY_INT64, False, True, "merge_fit requested")
+    cdef cnp.ndarray a_cols = vector(cols_, cnp.NPY_INT64, False, True, "merge_fit cols")
+    cdef cnp.ndarray a_wants = vector(wants_, cnp.NPY_INT64, False, True, "merge_fit wants")
+    cdef bint has_counted = counted_ is not None
+    cdef cnp.ndarray a_counted = (vector(counted_, cnp.NPY_UINT8, False, True, "merge_fit counted")
+                                  if has_counted else None)
+    cdef cnp.ndarray a_pid = vector(pid_, cnp.NPY_INT16, True, True, "merge_fit pid")
+    cdef cnp.ndarray a_code = vector(code_, cnp.NPY_INT8, True, True, "merge_fit code")
+    cdef cnp.ndarray a_rid = vector(rid_, cnp.NPY_INT32, True, True, "merge_fit rid")
+    cdef cnp.ndarray a_patterns = vector(patterns_, cnp.NPY_INT64, True, True, "merge_fit patterns")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int16_t* first = <const int16_t*>cnp.PyArray_DATA(a_first)
+    cdef const int8_t* static_code = <const int8_t*>cnp.PyArray_DATA(a_static_code)
+    cdef const int32_t* static_rid = <const int32_t*>cnp.PyArray_DATA(a_static_rid)
+    cdef const int64_t* pod_count = <const int64_t*>cnp.PyArray_DATA(a_pod_count)
+    cdef const int64_t* allowed_pods = <const int64_t*>cnp.PyArray_DATA(a_allowed)
+    cdef const int64_t* alloc = <const int64_t*>cnp.PyArray_DATA(a_alloc)
+    cdef const int64_t* requested = <const int64_t*>cnp.PyArray_DATA(a_requested)
+    cdef const int64_t* cols = <const int64_t*>cnp.PyArray_DATA(a_cols)
+    cdef const int64_t* wants = <const int64_t*>cnp.PyArray_DATA(a_wants)
+    cdef const uint8_t* counted = <const uint8_t*>cnp.PyArray_DATA(a_counted) if has_counted else NULL
+    cdef int16_t* pid = <int16_t*>cnp.PyArray_DATA(a_pid)
+    cdef int8_t* code = <int8_t*>cnp.PyArray_DATA(a_code)
+    cdef int32_t* rid = <int32_t*>cnp.PyArray_DATA(a_rid)
+    cdef int64_t* patterns = <int64_t*>cnp.PyArray_DATA(a_patterns)
+    cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), requested_s0 = stride_of_dim(a_requested, 0)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t k = cnp.PyArray_DIM(a_cols, 0)
     cdef Py_ssize_t i, p, n_patterns = 0, answer = 0
     cdef int64_t r, mask
     cdef int16_t s
     cdef uint8_t unres
-    cdef bint has_counted = counted is not None
-    cdef Py_ssize_t capacity_rows = first.shape[0]
-    if pid.shape[0] < n or code.shape[0] < n or rid.shape[0] < n:
+    cdef Py_ssize_t capacity_rows = cnp.PyArray_DIM(a_first, 0)
+    if cnp.PyArray_DIM(a_pid, 0) < n or cnp.PyArray_DIM(a_code, 0) < n or cnp.PyArray_DIM(a_rid, 0) < n:
         raise ValueError(f"pid, code and rid need {n} entries")
-    if static_code.shape[0] != capacity_rows or static_rid.shape[0] != capacity_rows:
+    if cnp.PyArray_DIM(a_static_code, 0) != capacity_rows or cnp.PyArray_DIM(a_static_rid, 0) != capacity_rows:
         raise ValueError("first, static_code and static_rid need one entry per table row")
-    if has_counted and counted.shape[0] < capacity_rows:
+    if has_counted and cnp.PyArray_DIM(a_counted, 0) < capacity_rows:
         raise ValueError("counted needs one entry per table row")
-    if wants.shape[0] != k:
+    if cnp.PyArray_DIM(a_wants, 0) != k:
         raise ValueError("cols and wants differ in length")
-    if patterns.shape[0] < _MAX_PATTERNS:
+    if cnp.PyArray_DIM(a_patterns, 0) < _MAX_PATTERNS:
         raise ValueError(f"patterns must hold {MAX_PATTERNS} masks")
     if k + 1 > 62:
         return _MERGE_TOO_MANY
@@ -86,8 +123,8 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
                 code[i] = static_code[r]
                 rid[i] = static_rid[r]
                 continue
-            mask = fit_failure_mask(pod_count[r], allowed_pods[r], &alloc[r, 0], &requested[r, 0], &cols[0],
-                                    &wants[0], k, &unres)
+            mask = fit_failure_mask(pod_count[r], allowed_pods[r], alloc + r * alloc_s0,
+                                    requested + r * requested_s0, cols, wants, k, &unres)
             if mask == 0:
                 if s >= 0:
                     pid[i] = s
@@ -101,7 +138,7 @@ def merge_fit(const int64_t[::1] rows, const int16_t[::1] first, const int8_t[::
                 code[i] = 0
                 rid[i] = -1
                 continue
-            p = pattern_index(&patterns[0], &n_patterns, mask, _MAX_PATTERNS)
+            p = pattern_index(patterns, &n_patterns, mask, _MAX_PATTERNS)
             if p < 0:
                 answer = _MERGE_TOO_MANY
                 break

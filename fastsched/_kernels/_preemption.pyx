@@ -15,18 +15,21 @@ with it (NodeResourcesFit's checks and NodePorts' conflicts, the pod-dependent f
 this additive form), and order the victims as upstream's final re-sort does.
 """
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from cpython.object cimport PyObject
 from libc.stdlib cimport free, malloc
+cimport numpy as cnp
+from fastsched._kernels._arrays cimport matrix, stride_of, stride_of_dim, vector
 
 import numpy as np
+
+cnp.import_array()
 
 #: Upstream adds MaxInt32 + 1 to each victim's priority before summing (pickOneNodeForPreemption).
 cdef int64_t PRIORITY_OFFSET = 2147483648
 
 
-def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const int64_t[::1] row_count,
-                 const int64_t[::1] prio, int64_t priority, const int64_t[:, ::1] req,
-                 const int64_t[:, :] requested, const int64_t[::1] pod_count,
-                 int64_t[::1] seg, int64_t[:, ::1] used, int64_t[::1] count):
+def window_usage(rows_, row_start_, row_count_, prio_, int64_t priority, req_, requested_, pod_count_,
+                 seg_, used_, count_):
     """The preemptor's potential victims on each window node and what the node holds without them.
 
     Node ``w`` (table row ``rows[w]``) has the pool entries ``row_start[r]`` to ``row_start[r] +
@@ -37,29 +40,56 @@ def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const in
 
     ``seg`` is (W + 1,), ``used`` is (W, R).
     """
-    cdef Py_ssize_t nw = rows.shape[0]
-    cdef Py_ssize_t nr = req.shape[1]
+    # checked as the typed memoryviews it took were (dtype, native order, 1-d C-contiguous; req and
+    # used 2-d with contiguous rows, requested any strides), without a buffer acquisition each
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "window_usage rows")
+    cdef cnp.ndarray a_row_start = vector(row_start_, cnp.NPY_INT64, False, True, "window_usage row_start")
+    cdef cnp.ndarray a_row_count = vector(row_count_, cnp.NPY_INT64, False, True, "window_usage row_count")
+    cdef cnp.ndarray a_prio = vector(prio_, cnp.NPY_INT64, False, True, "window_usage prio")
+    cdef cnp.ndarray a_req = matrix(req_, cnp.NPY_INT64, False, True, "window_usage req")
+    cdef cnp.ndarray a_requested = matrix(requested_, cnp.NPY_INT64, False, False, "window_usage requested")
+    cdef cnp.ndarray a_pod_count = vector(pod_count_, cnp.NPY_INT64, False, True, "window_usage pod_count")
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, True, True, "window_usage seg")
+    cdef cnp.ndarray a_used = matrix(used_, cnp.NPY_INT64, True, True, "window_usage used")
+    cdef cnp.ndarray a_count = vector(count_, cnp.NPY_INT64, True, True, "window_usage count")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* row_start = <const int64_t*>cnp.PyArray_DATA(a_row_start)
+    cdef const int64_t* row_count = <const int64_t*>cnp.PyArray_DATA(a_row_count)
+    cdef const int64_t* prio = <const int64_t*>cnp.PyArray_DATA(a_prio)
+    cdef const int64_t* req = <const int64_t*>cnp.PyArray_DATA(a_req)
+    cdef const int64_t* requested = <const int64_t*>cnp.PyArray_DATA(a_requested)
+    cdef const int64_t* pod_count = <const int64_t*>cnp.PyArray_DATA(a_pod_count)
+    cdef int64_t* seg = <int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef int64_t* used = <int64_t*>cnp.PyArray_DATA(a_used)
+    cdef int64_t* count = <int64_t*>cnp.PyArray_DATA(a_count)
+    cdef Py_ssize_t req_s0 = stride_of_dim(a_req, 0), used_s0 = stride_of_dim(a_used, 0)
+    cdef Py_ssize_t rq_s0 = stride_of_dim(a_requested, 0), rq_s1 = stride_of_dim(a_requested, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t nr = cnp.PyArray_DIM(a_req, 1)
+    cdef Py_ssize_t n_rows = cnp.PyArray_DIM(a_requested, 0), n_pool = cnp.PyArray_DIM(a_prio, 0)
     cdef Py_ssize_t w, j
     cdef int64_t r, e, end, m = 0, total = 0
-    if (seg.shape[0] != nw + 1 or used.shape[0] != nw or used.shape[1] != nr or count.shape[0] != nw
-            or requested.shape[1] != nr):
+    if (cnp.PyArray_DIM(a_seg, 0) != nw + 1 or cnp.PyArray_DIM(a_used, 0) != nw or cnp.PyArray_DIM(a_used, 1) != nr
+            or cnp.PyArray_DIM(a_count, 0) != nw or cnp.PyArray_DIM(a_requested, 1) != nr):
         raise ValueError("window_usage: output shapes do not match the nodes")
+    if cnp.PyArray_DIM(a_req, 0) < n_pool:
+        raise ValueError("window_usage: req has fewer entries than prio")
     for w in range(nw):  # checked first: nothing is written for a bad row
         r = rows[w]
-        if (r < 0 or r >= row_start.shape[0] or r >= row_count.shape[0] or r >= requested.shape[0]
-                or r >= pod_count.shape[0]):
+        if (r < 0 or r >= cnp.PyArray_DIM(a_row_start, 0) or r >= cnp.PyArray_DIM(a_row_count, 0) or r >= n_rows
+                or r >= cnp.PyArray_DIM(a_pod_count, 0)):
             raise IndexError(f"window_usage: row {r} outside the table")
-        if row_start[r] < 0 or row_start[r] + row_count[r] > prio.shape[0] or row_count[r] < 0:
+        if row_start[r] < 0 or row_start[r] + row_count[r] > n_pool or row_count[r] < 0:
             raise IndexError(f"window_usage: row {r}'s pods outside the pool")
         total += row_count[r]
-    out = np.empty(total, dtype=np.int64)
-    cdef int64_t[::1] entries = out
+    cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
+    cdef int64_t* entries = <int64_t*>cnp.PyArray_DATA(out)
     with nogil:
         for w in range(nw):
             r = rows[w]
             seg[w] = m
             for j in range(nr):
-                used[w, j] = requested[r, j]
+                used[w * used_s0 + j] = requested[r * rq_s0 + j * rq_s1]
             count[w] = pod_count[r]
             e = row_start[r]
             end = e + row_count[r]
@@ -69,27 +99,42 @@ def window_usage(const int64_t[::1] rows, const int64_t[::1] row_start, const in
                     m += 1
                     count[w] -= 1
                     for j in range(nr):
-                        used[w, j] -= req[e, j]
+                        used[w * used_s0 + j] -= req[e * req_s0 + j]
                 e += 1
         seg[nw] = m
     return out[:m]
 
 
-def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
-             const int64_t[:, :] vectors, const int64_t[::1] pos_of=None):
+def add_rows(out_, counts_, rows_, vectors_, pos_of_=None):
     """The nominated pods' usage summed per node: for each pod ``q`` with
     ``p = pos_of[rows[q]]`` (``rows[q]`` itself without ``pos_of``) and ``p >= 0``,
     ``out[p] += vectors[q]`` and ``counts[p] += 1``. A row may repeat (a node nominated several
     pods): unbuffered, as ``np.add.at``, which cost ~100-200 µs a call at a thousand pods. Returns
     how many pods were added. Raises IndexError for a row or position outside the arrays."""
-    cdef Py_ssize_t nq = rows.shape[0]
-    cdef Py_ssize_t nr = out.shape[1]
-    cdef Py_ssize_t n_out = out.shape[0]
-    cdef Py_ssize_t n_pos = pos_of.shape[0] if pos_of is not None else 0
-    cdef bint direct = pos_of is None
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see
+    # select_victims) out (N, R) int64 with contiguous rows, written; counts (N,) int64, written;
+    # rows (Q,) int64; vectors (Q, R) int64, any strides; pos_of (C,) int64 or None
+    cdef cnp.ndarray a_out = matrix(out_, cnp.NPY_INT64, True, True, "add_rows out")
+    cdef cnp.ndarray a_counts = vector(counts_, cnp.NPY_INT64, True, True, "add_rows counts")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "add_rows rows")
+    cdef cnp.ndarray a_vectors = matrix(vectors_, cnp.NPY_INT64, False, False, "add_rows vectors")
+    cdef bint direct = pos_of_ is None
+    cdef cnp.ndarray a_pos = None if direct else vector(pos_of_, cnp.NPY_INT64, False, True, "add_rows pos_of")
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(a_out)
+    cdef int64_t* counts = <int64_t*>cnp.PyArray_DATA(a_counts)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* vectors = <const int64_t*>cnp.PyArray_DATA(a_vectors)
+    cdef const int64_t* pos_of = NULL if direct else <const int64_t*>cnp.PyArray_DATA(a_pos)
+    cdef Py_ssize_t out_s0 = stride_of_dim(a_out, 0)
+    cdef Py_ssize_t vec_s0 = stride_of_dim(a_vectors, 0), vec_s1 = stride_of_dim(a_vectors, 1)
+    cdef Py_ssize_t nq = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t nr = cnp.PyArray_DIM(a_out, 1)
+    cdef Py_ssize_t n_out = cnp.PyArray_DIM(a_out, 0)
+    cdef Py_ssize_t n_pos = 0 if direct else cnp.PyArray_DIM(a_pos, 0)
     cdef Py_ssize_t q, j, added = 0
     cdef int64_t r, p
-    if vectors.shape[0] != nq or vectors.shape[1] != nr or counts.shape[0] != n_out:
+    if (cnp.PyArray_DIM(a_vectors, 0) != nq or cnp.PyArray_DIM(a_vectors, 1) != nr
+            or cnp.PyArray_DIM(a_counts, 0) != n_out):
         raise ValueError("add_rows: shapes do not match")
     for q in range(nq):  # checked first: a bad index leaves ``out`` as it was
         r = rows[q]
@@ -108,7 +153,7 @@ def add_rows(int64_t[:, ::1] out, int64_t[::1] counts, const int64_t[::1] rows,
             if p < 0:
                 continue
             for j in range(nr):
-                out[p, j] += vectors[q, j]
+                out[p * out_s0 + j] += vectors[q * vec_s0 + j * vec_s1]
             counts[p] += 1
             added += 1
     return added
@@ -167,28 +212,49 @@ def fit_verdicts(const int64_t[::1] rows, const int64_t[::1] count, const int64_
             if not _fits_without_victims(i, rows[i], count, allowed, alloc, used, cols, wants):
                 ok[i] = 0
 
-def settle_segments(object[::1] pods, const int64_t[::1] entries, const int64_t[::1] seg,
-                    const int64_t[::1] nodes, double[::1] start, uint8_t[::1] volatile):
+def settle_segments(pods_, entries_, seg_, nodes_, start_, volatile_):
     """Re-read ``status.startTime`` from the Pod objects (``pods``) of the entries of the given
     nodes' segments (``entries[seg[w]:seg[w + 1]]`` for ``w`` in ``nodes``) that are ``volatile``
     (not started when loaded, and startable in place: the scheduler sets a bound pod's start on
     the Pod itself; a start, once set, does not change); a volatile entry stays so while it has not
     started. Returns how many starts changed."""
-    cdef Py_ssize_t k, i, nn = nodes.shape[0]
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see
+    # select_victims) pods (P,) object; entries (M,), seg (W + 1,), nodes (K,) int64; start (P,)
+    # float64 and volatile (P,) uint8, written
+    cdef cnp.ndarray a_pods = vector(pods_, cnp.NPY_OBJECT, False, True, "settle_segments pods")
+    cdef cnp.ndarray a_entries = vector(entries_, cnp.NPY_INT64, False, True, "settle_segments entries")
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, False, True, "settle_segments seg")
+    cdef cnp.ndarray a_nodes = vector(nodes_, cnp.NPY_INT64, False, True, "settle_segments nodes")
+    cdef cnp.ndarray a_start = vector(start_, cnp.NPY_FLOAT64, True, True, "settle_segments start")
+    cdef cnp.ndarray a_volatile = vector(volatile_, cnp.NPY_UINT8, True, True, "settle_segments volatile")
+    cdef PyObject** pods = <PyObject**>cnp.PyArray_DATA(a_pods)
+    cdef const int64_t* entries = <const int64_t*>cnp.PyArray_DATA(a_entries)
+    cdef const int64_t* seg = <const int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef const int64_t* nodes = <const int64_t*>cnp.PyArray_DATA(a_nodes)
+    cdef double* start = <double*>cnp.PyArray_DATA(a_start)
+    cdef uint8_t* volatile = <uint8_t*>cnp.PyArray_DATA(a_volatile)
+    cdef Py_ssize_t n_pool = cnp.PyArray_DIM(a_pods, 0), n_entries = cnp.PyArray_DIM(a_entries, 0)
+    cdef Py_ssize_t k, i, nn = cnp.PyArray_DIM(a_nodes, 0)
     cdef int64_t w, e
     cdef double inf = float("inf")
     cdef object t
     cdef Py_ssize_t changed = 0
+    if cnp.PyArray_DIM(a_start, 0) < n_pool or cnp.PyArray_DIM(a_volatile, 0) < n_pool:
+        raise ValueError("settle_segments: start and volatile need an entry per pod")
     for k in range(nn):
         w = nodes[k]
-        if w < 0 or w + 1 >= seg.shape[0]:
+        if w < 0 or w + 1 >= cnp.PyArray_DIM(a_seg, 0):
             raise IndexError(f"settle_segments: node {w} outside the segments")
+        if seg[w] < 0 or seg[w + 1] > n_entries:
+            raise IndexError(f"settle_segments: node {w}'s segment outside the entries")
         for i in range(seg[w], seg[w + 1]):
             e = entries[i]
+            if e < 0 or e >= n_pool:
+                raise IndexError(f"settle_segments: entry {e} outside the pool")
             if not volatile[e]:
                 continue
             if start[e] == inf:
-                t = pods[e].start_time
+                t = (<object>pods[e]).start_time
                 if t is not None:
                     start[e] = t
                     changed += 1
@@ -460,16 +526,9 @@ def go_sort_entries(int64_t[::1] items, const int64_t[::1] prio, const double[::
     return None
 
 
-def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uint8_t[::1] active,
-                   const int64_t[::1] prio, const double[::1] start, const int64_t[:, ::1] req,
-                   const uint8_t[::1] conflict,
-                   const int64_t[::1] pdb_ptr, const int32_t[::1] pdb_ids, const int64_t[::1] pdb_allowed,
-                   bint check_fit, const int64_t[::1] cols, const int64_t[::1] wants,
-                   const int64_t[::1] rows, const int64_t[:, :] alloc, const int64_t[::1] allowed_pods,
-                   const int64_t[:, ::1] base_used, const int64_t[::1] base_count,
-                   int64_t[::1] victims, uint8_t[::1] violating,
-                   int64_t[::1] n_victims, int64_t[::1] n_violating, int64_t[::1] top_priority,
-                   int64_t[::1] sum_priority, double[::1] first_start):
+def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_ptr_, pdb_ids_, pdb_allowed_,
+                   bint check_fit, cols_, wants_, rows_, alloc_, allowed_pods_, base_used_, base_count_,
+                   victims_, violating_, n_victims_, n_violating_, top_priority_, sum_priority_, first_start_):
     """SelectVictimsOnNode's steps 4-7 on every node ``w`` with ``active[w]`` (the preemptor fits
     once all its potential victims ``entries[seg[w]:seg[w + 1]]`` are gone).
 
@@ -489,9 +548,70 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     (``sum_priority``) and the first victim's start (``first_start``: the earliest start among the
     highest-priority victims). ``violating[m]`` marks each potential victim's PDB split.
     """
-    cdef Py_ssize_t nw = seg.shape[0] - 1
-    cdef Py_ssize_t nk = cols.shape[0]
-    cdef Py_ssize_t n_pdbs = pdb_allowed.shape[0]
+    # The arrays are checked as the typed memoryviews this kernel took were (dtype, native order,
+    # 1-d and C-contiguous, or 2-d with contiguous rows where noted) without a buffer acquisition
+    # each (~1.3k instructions apiece, 25 a call: issue 29), and read through their data pointers.
+    # seg (W + 1,) int64; entries, conflict, victims, violating (M,); pdb_ptr (M + 1,) int64;
+    # pdb_ids int32 and pdb_allowed int64 (the budgets); prio, start (P,) int64 / float64 and
+    # req (P, R) int64 with contiguous rows (the pool); cols, wants (K,) int64; rows, base_count,
+    # active and the per-node outputs (W,); alloc (C, R) int64 (any strides), allowed_pods (C,);
+    # base_used (W, R) int64 with contiguous rows.
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, False, True, "select_victims seg")
+    cdef cnp.ndarray a_entries = vector(entries_, cnp.NPY_INT64, False, True, "select_victims entries")
+    cdef cnp.ndarray a_active = vector(active_, cnp.NPY_UINT8, False, True, "select_victims active")
+    cdef cnp.ndarray a_prio = vector(prio_, cnp.NPY_INT64, False, True, "select_victims prio")
+    cdef cnp.ndarray a_start = vector(start_, cnp.NPY_FLOAT64, False, True, "select_victims start")
+    cdef cnp.ndarray a_req = matrix(req_, cnp.NPY_INT64, False, True, "select_victims req")
+    cdef cnp.ndarray a_conflict = vector(conflict_, cnp.NPY_UINT8, False, True, "select_victims conflict")
+    cdef cnp.ndarray a_pdb_ptr = vector(pdb_ptr_, cnp.NPY_INT64, False, True, "select_victims pdb_ptr")
+    cdef cnp.ndarray a_pdb_ids = vector(pdb_ids_, cnp.NPY_INT32, False, True, "select_victims pdb_ids")
+    cdef cnp.ndarray a_pdb_allowed = vector(pdb_allowed_, cnp.NPY_INT64, False, True, "select_victims pdb_allowed")
+    cdef cnp.ndarray a_cols = vector(cols_, cnp.NPY_INT64, False, True, "select_victims cols")
+    cdef cnp.ndarray a_wants = vector(wants_, cnp.NPY_INT64, False, True, "select_victims wants")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "select_victims rows")
+    cdef cnp.ndarray a_alloc = matrix(alloc_, cnp.NPY_INT64, False, False, "select_victims alloc")
+    cdef cnp.ndarray a_allowed = vector(allowed_pods_, cnp.NPY_INT64, False, True, "select_victims allowed_pods")
+    cdef cnp.ndarray a_base_used = matrix(base_used_, cnp.NPY_INT64, False, True, "select_victims base_used")
+    cdef cnp.ndarray a_base_count = vector(base_count_, cnp.NPY_INT64, False, True, "select_victims base_count")
+    cdef cnp.ndarray a_victims = vector(victims_, cnp.NPY_INT64, True, True, "select_victims victims")
+    cdef cnp.ndarray a_violating = vector(violating_, cnp.NPY_UINT8, True, True, "select_victims violating")
+    cdef cnp.ndarray a_n_victims = vector(n_victims_, cnp.NPY_INT64, True, True, "select_victims n_victims")
+    cdef cnp.ndarray a_n_violating = vector(n_violating_, cnp.NPY_INT64, True, True, "select_victims n_violating")
+    cdef cnp.ndarray a_top = vector(top_priority_, cnp.NPY_INT64, True, True, "select_victims top_priority")
+    cdef cnp.ndarray a_sum = vector(sum_priority_, cnp.NPY_INT64, True, True, "select_victims sum_priority")
+    cdef cnp.ndarray a_first = vector(first_start_, cnp.NPY_FLOAT64, True, True, "select_victims first_start")
+    cdef const int64_t* seg = <const int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef const int64_t* entries = <const int64_t*>cnp.PyArray_DATA(a_entries)
+    cdef const uint8_t* active = <const uint8_t*>cnp.PyArray_DATA(a_active)
+    cdef const int64_t* prio = <const int64_t*>cnp.PyArray_DATA(a_prio)
+    cdef const double* start = <const double*>cnp.PyArray_DATA(a_start)
+    cdef const int64_t* req = <const int64_t*>cnp.PyArray_DATA(a_req)
+    cdef const uint8_t* conflict = <const uint8_t*>cnp.PyArray_DATA(a_conflict)
+    cdef const int64_t* pdb_ptr = <const int64_t*>cnp.PyArray_DATA(a_pdb_ptr)
+    cdef const int32_t* pdb_ids = <const int32_t*>cnp.PyArray_DATA(a_pdb_ids)
+    cdef const int64_t* pdb_allowed = <const int64_t*>cnp.PyArray_DATA(a_pdb_allowed)
+    cdef const int64_t* cols = <const int64_t*>cnp.PyArray_DATA(a_cols)
+    cdef const int64_t* wants = <const int64_t*>cnp.PyArray_DATA(a_wants)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* alloc = <const int64_t*>cnp.PyArray_DATA(a_alloc)
+    cdef const int64_t* allowed_pods = <const int64_t*>cnp.PyArray_DATA(a_allowed)
+    cdef const int64_t* base_used = <const int64_t*>cnp.PyArray_DATA(a_base_used)
+    cdef const int64_t* base_count = <const int64_t*>cnp.PyArray_DATA(a_base_count)
+    cdef int64_t* victims = <int64_t*>cnp.PyArray_DATA(a_victims)
+    cdef uint8_t* violating = <uint8_t*>cnp.PyArray_DATA(a_violating)
+    cdef int64_t* n_victims = <int64_t*>cnp.PyArray_DATA(a_n_victims)
+    cdef int64_t* n_violating = <int64_t*>cnp.PyArray_DATA(a_n_violating)
+    cdef int64_t* top_priority = <int64_t*>cnp.PyArray_DATA(a_top)
+    cdef int64_t* sum_priority = <int64_t*>cnp.PyArray_DATA(a_sum)
+    cdef double* first_start = <double*>cnp.PyArray_DATA(a_first)
+    # strides in elements of the 2-d arrays (req and base_used: rows contiguous)
+    cdef Py_ssize_t req_s0 = stride_of_dim(a_req, 0)
+    cdef Py_ssize_t used_s0 = stride_of_dim(a_base_used, 0)
+    cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), alloc_s1 = stride_of_dim(a_alloc, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_seg, 0) - 1
+    cdef Py_ssize_t nk = cnp.PyArray_DIM(a_cols, 0)
+    cdef Py_ssize_t n_pdbs = cnp.PyArray_DIM(a_pdb_allowed, 0)
+    cdef Py_ssize_t n_alloc = cnp.PyArray_DIM(a_alloc, 0), alloc_width = cnp.PyArray_DIM(a_alloc, 1)
     cdef int64_t row
     cdef Py_ssize_t w, t, j, q, group, lo, hi, n, nv, n_touched, i, k, longest = 0
     cdef int64_t m, e, c, r, cnt, d, n_viol_potential
@@ -503,19 +623,29 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     cdef uint8_t* touched
     cdef int64_t* touched_list
     cdef int64_t* minv
-    cdef const int64_t* prio_p = &prio[0] if prio.shape[0] else NULL
-    cdef const double* start_p = &start[0] if start.shape[0] else NULL
-    if rows.shape[0] != nw or base_used.shape[0] != nw or base_count.shape[0] != nw or wants.shape[0] != nk:
+    cdef const int64_t* prio_p = prio if cnp.PyArray_DIM(a_prio, 0) else NULL
+    cdef const double* start_p = start if cnp.PyArray_DIM(a_start, 0) else NULL
+    if (nw < 0 or cnp.PyArray_DIM(a_rows, 0) != nw or cnp.PyArray_DIM(a_base_used, 0) != nw
+            or cnp.PyArray_DIM(a_base_count, 0) != nw or cnp.PyArray_DIM(a_wants, 0) != nk
+            or cnp.PyArray_DIM(a_active, 0) < nw or cnp.PyArray_DIM(a_n_victims, 0) < nw
+            or cnp.PyArray_DIM(a_n_violating, 0) < nw or cnp.PyArray_DIM(a_top, 0) < nw
+            or cnp.PyArray_DIM(a_sum, 0) < nw or cnp.PyArray_DIM(a_first, 0) < nw):
         raise ValueError("select_victims: shapes do not match the nodes")
     for w in range(nw):
-        if active[w] and (rows[w] < 0 or rows[w] >= alloc.shape[0] or rows[w] >= allowed_pods.shape[0]):
+        if active[w] and (rows[w] < 0 or rows[w] >= n_alloc or rows[w] >= cnp.PyArray_DIM(a_allowed, 0)):
             raise IndexError(f"select_victims: row {rows[w]} outside the table")
     for j in range(nk):
-        if cols[j] >= alloc.shape[1] or cols[j] >= base_used.shape[1]:
+        if cols[j] >= alloc_width or cols[j] >= cnp.PyArray_DIM(a_base_used, 1):
             raise IndexError(f"select_victims: column {cols[j]} outside the table")
     for w in range(nw):
         if seg[w + 1] - seg[w] > longest:
             longest = seg[w + 1] - seg[w]
+        if seg[w + 1] < seg[w] or seg[w] < 0:
+            raise ValueError("select_victims: seg is not ascending from 0")
+    m = seg[nw] if nw >= 0 else 0
+    if (cnp.PyArray_DIM(a_entries, 0) < m or cnp.PyArray_DIM(a_conflict, 0) < m or cnp.PyArray_DIM(a_victims, 0) < m
+            or cnp.PyArray_DIM(a_violating, 0) < m or cnp.PyArray_DIM(a_pdb_ptr, 0) < m + 1):
+        raise ValueError("select_victims: the per-victim arrays are shorter than seg says")
     order = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
     tmp = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
     minv = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
@@ -589,7 +719,7 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                 row = rows[w]
                 for j in range(nk):
                     c = cols[j]
-                    used[j] = base_used[w, c] if c >= 0 else 0
+                    used[j] = base_used[w * used_s0 + c] if c >= 0 else 0
                 cnt = base_count[w]
                 nv = 0
                 for group in range(2):
@@ -605,15 +735,15 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
                             else:
                                 for j in range(nk):
                                     c = cols[j]
-                                    r = req[e, c] if c >= 0 else 0
-                                    if wants[j] > (alloc[row, c] if c >= 0 else 0) - (used[j] + r):
+                                    r = req[e * req_s0 + c] if c >= 0 else 0
+                                    if wants[j] > (alloc[row * alloc_s0 + c * alloc_s1] if c >= 0 else 0) - (used[j] + r):
                                         ok = 0
                                         break
                         if ok:
                             for j in range(nk):
                                 c = cols[j]
                                 if c >= 0:
-                                    used[j] += req[e, c]
+                                    used[j] += req[e * req_s0 + c]
                             cnt += 1
                         else:
                             minv[nv] = t  # a local position: order[t], viol_of[t]
@@ -642,40 +772,53 @@ def select_victims(const int64_t[::1] seg, const int64_t[::1] entries, const uin
     return None
 
 
-def pick_candidate(const int64_t[:] num_violations, const int64_t[:] top_priority,
-                   const int64_t[:] sum_priority, const int64_t[:] n_victims, const double[:] first_start):
+def pick_candidate(num_violations_, top_priority_, sum_priority_, n_victims_, first_start_):
     """Upstream ``pickOneNodeForPreemption`` with its default criteria in one pass: the index of
     the first candidate whose (violations, highest victim priority, sum of priorities, victims)
     is least and, among those, whose ``first_start`` is greatest. Filtering the candidates by each
     criterion in turn, as upstream does, keeps exactly the lexicographically best ones, and it
     takes the first node left: the first of them in candidate order. (The start times are finite
     or +inf, never NaN.)"""
-    cdef Py_ssize_t n = num_violations.shape[0]
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_nv = vector(num_violations_, cnp.NPY_INT64, False, False, "pick_candidate num_violations")
+    cdef cnp.ndarray a_top = vector(top_priority_, cnp.NPY_INT64, False, False, "pick_candidate top_priority")
+    cdef cnp.ndarray a_sum = vector(sum_priority_, cnp.NPY_INT64, False, False, "pick_candidate sum_priority")
+    cdef cnp.ndarray a_nvic = vector(n_victims_, cnp.NPY_INT64, False, False, "pick_candidate n_victims")
+    cdef cnp.ndarray a_first = vector(first_start_, cnp.NPY_FLOAT64, False, False, "pick_candidate first_start")
+    # strided views read as s[i * stride] (strides in elements)
+    cdef const int64_t* nv_p = <const int64_t*>cnp.PyArray_DATA(a_nv)
+    cdef const int64_t* top_p = <const int64_t*>cnp.PyArray_DATA(a_top)
+    cdef const int64_t* sum_p = <const int64_t*>cnp.PyArray_DATA(a_sum)
+    cdef const int64_t* nvic_p = <const int64_t*>cnp.PyArray_DATA(a_nvic)
+    cdef const double* first_p = <const double*>cnp.PyArray_DATA(a_first)
+    cdef Py_ssize_t s_nv = stride_of(a_nv), s_top = stride_of(a_top), s_sum = stride_of(a_sum)
+    cdef Py_ssize_t s_nvic = stride_of(a_nvic), s_first = stride_of(a_first)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(a_nv, 0)
     cdef Py_ssize_t i, best = 0
-    if (top_priority.shape[0] != n or sum_priority.shape[0] != n or n_victims.shape[0] != n
-            or first_start.shape[0] != n):
+    if (cnp.PyArray_DIM(a_top, 0) != n or cnp.PyArray_DIM(a_sum, 0) != n or cnp.PyArray_DIM(a_nvic, 0) != n
+            or cnp.PyArray_DIM(a_first, 0) != n):
         raise ValueError("pick_candidate: the criteria arrays differ in length")
     if n == 0:
         raise ValueError("pick_candidate: no candidate")
     with nogil:
         for i in range(1, n):
-            if num_violations[i] != num_violations[best]:
-                if num_violations[i] < num_violations[best]:
+            if nv_p[i * s_nv] != nv_p[best * s_nv]:
+                if nv_p[i * s_nv] < nv_p[best * s_nv]:
                     best = i
                 continue
-            if top_priority[i] != top_priority[best]:
-                if top_priority[i] < top_priority[best]:
+            if top_p[i * s_top] != top_p[best * s_top]:
+                if top_p[i * s_top] < top_p[best * s_top]:
                     best = i
                 continue
-            if sum_priority[i] != sum_priority[best]:
-                if sum_priority[i] < sum_priority[best]:
+            if sum_p[i * s_sum] != sum_p[best * s_sum]:
+                if sum_p[i * s_sum] < sum_p[best * s_sum]:
                     best = i
                 continue
-            if n_victims[i] != n_victims[best]:
-                if n_victims[i] < n_victims[best]:
+            if nvic_p[i * s_nvic] != nvic_p[best * s_nvic]:
+                if nvic_p[i * s_nvic] < nvic_p[best * s_nvic]:
                     best = i
                 continue
-            if first_start[i] > first_start[best]:
+            if first_p[i * s_first] > first_p[best * s_first]:
                 best = i
     return best
 
@@ -743,17 +886,21 @@ def splice_nominations(const int64_t[:] rows, const int64_t[:] prios, const int6
     return out_rows_a, out_prios_a, out_vec_a, out_uids_a, out_names_a, new_pos_a
 
 
-def walk_stop(const int8_t[::1] kind, const int64_t[::1] n_violating, int64_t nv_total, int64_t v_total,
-              int64_t k, int8_t candidate):
+def walk_stop(kind_, n_violating_, int64_t nv_total, int64_t v_total, int64_t k, int8_t candidate):
     """DryRunPreemption's stopping rule over one window of the walk: node ``i`` is a candidate when
     ``kind[i] == candidate`` (non-violating when ``n_violating[i] == 0``); the lists, each capped at
     ``k`` (numCandidates), hold ``nv_total`` and ``v_total`` candidates before the window. Returns
     ``(stop, nv, v)``: the position of the first candidate after whose addition the capped counts
     have a non-violating one and reach ``k`` together (-1 when none does), and the uncapped
     counts up to it (or over the whole window)."""
-    cdef Py_ssize_t i, n = kind.shape[0], stop = -1
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_kind = vector(kind_, cnp.NPY_INT8, False, True, "walk_stop kind")
+    cdef cnp.ndarray a_nv = vector(n_violating_, cnp.NPY_INT64, False, True, "walk_stop n_violating")
+    cdef const int8_t* kind = <const int8_t*>cnp.PyArray_DATA(a_kind)
+    cdef const int64_t* n_violating = <const int64_t*>cnp.PyArray_DATA(a_nv)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_kind, 0), stop = -1
     cdef int64_t cnv, cv
-    if n_violating.shape[0] != n:
+    if cnp.PyArray_DIM(a_nv, 0) != n:
         raise ValueError("walk_stop: kind and n_violating differ in length")
     with nogil:
         for i in range(n):
@@ -771,15 +918,22 @@ def walk_stop(const int8_t[::1] kind, const int64_t[::1] n_violating, int64_t nv
     return stop, nv_total, v_total
 
 
-def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int64_t[::1] n_violating,
-                      Py_ssize_t end, int64_t k, int8_t candidate, int8_t no_victim_left, int8_t error):
+def collect_positions(kind_, code_, n_violating_, Py_ssize_t end, int64_t k, int8_t candidate, int8_t no_victim_left, int8_t error):
     """The walk's positions below ``end``, for the dry run's result: ``chosen`` (the first ``k``
     non-violating candidates, then the first ``k`` violating ones, each in walk order), ``others``
     (the positions that are no candidate) and ``errors`` (those of kind ``no_victim_left`` or code
     ``error``), as int64 arrays."""
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_kind = vector(kind_, cnp.NPY_INT8, False, True, "collect_positions kind")
+    cdef cnp.ndarray a_code = vector(code_, cnp.NPY_INT8, False, True, "collect_positions code")
+    cdef cnp.ndarray a_nv = vector(n_violating_, cnp.NPY_INT64, False, True, "collect_positions n_violating")
+    cdef const int8_t* kind = <const int8_t*>cnp.PyArray_DATA(a_kind)
+    cdef const int8_t* code = <const int8_t*>cnp.PyArray_DATA(a_code)
+    cdef const int64_t* n_violating = <const int64_t*>cnp.PyArray_DATA(a_nv)
     cdef Py_ssize_t i, a = 0, b = 0, c = 0, e = 0
     cdef int64_t nv = 0, v = 0
-    if end < 0 or end > kind.shape[0] or end > code.shape[0] or end > n_violating.shape[0]:
+    if (end < 0 or end > cnp.PyArray_DIM(a_kind, 0) or end > cnp.PyArray_DIM(a_code, 0)
+            or end > cnp.PyArray_DIM(a_nv, 0)):
         raise ValueError("collect_positions: end outside the arrays")
     for i in range(end):
         if kind[i] == candidate:
@@ -789,16 +943,16 @@ def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int6
                 v += 1
     cdef int64_t n_nv = nv if nv < k else k
     cdef int64_t n_v = v if v < k else k
-    chosen_a = np.empty(n_nv + n_v, dtype=np.int64)
-    others_a = np.empty(end - nv - v, dtype=np.int64)
-    cdef int64_t[::1] chosen = chosen_a
-    cdef int64_t[::1] others = others_a
+    cdef cnp.ndarray chosen_a = np.empty(n_nv + n_v, dtype=np.int64)
+    cdef cnp.ndarray others_a = np.empty(end - nv - v, dtype=np.int64)
+    cdef int64_t* chosen = <int64_t*>cnp.PyArray_DATA(chosen_a)
+    cdef int64_t* others = <int64_t*>cnp.PyArray_DATA(others_a)
     cdef Py_ssize_t n_err = 0
     for i in range(end):
         if kind[i] == no_victim_left or code[i] == error:
             n_err += 1
-    errors_a = np.empty(n_err, dtype=np.int64)
-    cdef int64_t[::1] errors = errors_a
+    cdef cnp.ndarray errors_a = np.empty(n_err, dtype=np.int64)
+    cdef int64_t* errors = <int64_t*>cnp.PyArray_DATA(errors_a)
     with nogil:
         for i in range(end):
             if kind[i] == candidate:
@@ -818,10 +972,13 @@ def collect_positions(const int8_t[::1] kind, const int8_t[::1] code, const int6
     return chosen_a, others_a, errors_a
 
 
-def first_rows(const int64_t[::1] rows):
+def first_rows(rows_):
     """Each row of ``rows`` (non-negative) once, where it first appears, as an intp array (the
     compiled cycle's nominated rows: ``list(dict.fromkeys(rows))`` in one pass)."""
-    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "first_rows rows")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0), m = 0
     cdef int64_t r, top = -1
     for i in range(n):
         r = rows[i]
@@ -829,8 +986,8 @@ def first_rows(const int64_t[::1] rows):
             raise ValueError(f"first_rows: negative row {r}")
         if r > top:
             top = r
-    out_a = np.empty(n, dtype=np.intp)
-    cdef Py_ssize_t[::1] out = out_a
+    cdef cnp.ndarray out_a = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t* out = <Py_ssize_t*>cnp.PyArray_DATA(out_a)
     cdef uint8_t* seen = <uint8_t*> malloc(top + 2)
     if seen == NULL:
         raise MemoryError()
@@ -847,35 +1004,50 @@ def first_rows(const int64_t[::1] rows):
     return out_a[:m]
 
 
-def stale_rows(const int64_t[::1] rows, const int64_t[:] have, const int64_t[:] want):
+def stale_rows(rows_, have_, want_):
     """The rows ``r`` of ``rows`` (in order) with ``have[r] != want[r]``: the pod columns' rows
     loaded at another table version than the table's (``PodColumns.refresh``)."""
-    cdef Py_ssize_t i, n = rows.shape[0], m = 0
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "stale_rows rows")
+    cdef cnp.ndarray a_have = vector(have_, cnp.NPY_INT64, False, False, "stale_rows have")
+    cdef cnp.ndarray a_want = vector(want_, cnp.NPY_INT64, False, False, "stale_rows want")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* have = <const int64_t*>cnp.PyArray_DATA(a_have)
+    cdef const int64_t* want = <const int64_t*>cnp.PyArray_DATA(a_want)
+    cdef Py_ssize_t have_s = stride_of(a_have), want_s = stride_of(a_want)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0), m = 0
     cdef int64_t r
     for i in range(n):
         r = rows[i]
-        if r < 0 or r >= have.shape[0] or r >= want.shape[0]:
+        if r < 0 or r >= cnp.PyArray_DIM(a_have, 0) or r >= cnp.PyArray_DIM(a_want, 0):
             raise IndexError(f"stale_rows: row {r} outside the arrays")
-    out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
+    cdef cnp.ndarray out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(out_a)
     with nogil:
         for i in range(n):
             r = rows[i]
-            if have[r] != want[r]:
+            if have[r * have_s] != want[r * want_s]:
                 out[m] = r
                 m += 1
     return out_a[:m]
 
 
-def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t[::1] live):
+def rows_by_rank(rows_, rank_, live_):
     """``rows`` ordered by ``rank[row]`` (a stable sort: equal ranks keep their order), or None when
     a row is not ``live`` (DefaultPreemption's potential nodes in the snapshot's order). Ranks
     must be non-negative."""
-    cdef Py_ssize_t i, n = rows.shape[0]
+    # (arrays checked as the memoryviews this took were, without a buffer acquisition each: see select_victims)
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "rows_by_rank rows")
+    cdef cnp.ndarray a_rank = vector(rank_, cnp.NPY_INT64, False, True, "rows_by_rank rank")
+    cdef cnp.ndarray a_live = vector(live_, cnp.NPY_UINT8, False, True, "rows_by_rank live")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* rank = <const int64_t*>cnp.PyArray_DATA(a_rank)
+    cdef const uint8_t* live = <const uint8_t*>cnp.PyArray_DATA(a_live)
+    cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0)
     cdef int64_t r, key, top = 0
     for i in range(n):
         r = rows[i]
-        if r < 0 or r >= rank.shape[0] or r >= live.shape[0]:
+        if r < 0 or r >= cnp.PyArray_DIM(a_rank, 0) or r >= cnp.PyArray_DIM(a_live, 0):
             raise IndexError(f"rows_by_rank: row {r} outside the arrays")
         if not live[r]:
             return None
@@ -884,8 +1056,8 @@ def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t
             raise ValueError(f"rows_by_rank: negative rank {key}")
         if key > top:
             top = key
-    out_a = np.empty(n, dtype=np.int64)
-    cdef int64_t[::1] out = out_a
+    cdef cnp.ndarray out_a = np.empty(n, dtype=np.int64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(out_a)
     cdef int64_t* start = <int64_t*> malloc((top + 2) * sizeof(int64_t))
     if start == NULL:
         raise MemoryError()
@@ -905,30 +1077,72 @@ def rows_by_rank(const int64_t[::1] rows, const int64_t[::1] rank, const uint8_t
     return out_a
 
 
-def window_fit(const int64_t[::1] seg, const int64_t[::1] rows, const int64_t[::1] count,
-               const int64_t[::1] allowed, const int64_t[:, :] alloc, const int64_t[:, :] used,
-               const int64_t[::1] cols, const int64_t[::1] wants, bint check_fit,
-               int8_t[::1] kind, uint8_t[::1] active, int8_t candidate, int8_t filtered, int8_t no_victims):
+def window_fit(seg_, rows_, count_, allowed_, alloc_, used_, cols_, wants_, bint check_fit,
+               kind_, active_, int8_t candidate, int8_t filtered, int8_t no_victims):
     """The dry-run window's outcome before the victims' selection when NodeResourcesFit is the only
     filter left to judge (the node-only ones known to pass, no port check): node ``w`` with no
     potential victim (``seg[w] == seg[w + 1]``) is ``no_victims``; else, once they are gone, it
     fits (:func:`fit_verdicts`' checks, with ``check_fit``) as ``candidate`` with ``active[w] =
     1``, or not as ``filtered``. Writes every ``kind[w]`` and ``active[w]``; returns how many are
     candidates."""
-    cdef Py_ssize_t nw = rows.shape[0]
-    cdef Py_ssize_t w, n_cand = 0
+    # checked as the typed memoryviews it took were (dtype, native order, 1-d C-contiguous; alloc
+    # and used 2-d, any strides), without a buffer acquisition each
+    cdef cnp.ndarray a_seg = vector(seg_, cnp.NPY_INT64, False, True, "window_fit seg")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "window_fit rows")
+    cdef cnp.ndarray a_count = vector(count_, cnp.NPY_INT64, False, True, "window_fit count")
+    cdef cnp.ndarray a_allowed = vector(allowed_, cnp.NPY_INT64, False, True, "window_fit allowed")
+    cdef cnp.ndarray a_alloc = matrix(alloc_, cnp.NPY_INT64, False, False, "window_fit alloc")
+    cdef cnp.ndarray a_used = matrix(used_, cnp.NPY_INT64, False, False, "window_fit used")
+    cdef cnp.ndarray a_cols = vector(cols_, cnp.NPY_INT64, False, True, "window_fit cols")
+    cdef cnp.ndarray a_wants = vector(wants_, cnp.NPY_INT64, False, True, "window_fit wants")
+    cdef cnp.ndarray a_kind = vector(kind_, cnp.NPY_INT8, True, True, "window_fit kind")
+    cdef cnp.ndarray a_active = vector(active_, cnp.NPY_UINT8, True, True, "window_fit active")
+    cdef const int64_t* seg = <const int64_t*>cnp.PyArray_DATA(a_seg)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* count = <const int64_t*>cnp.PyArray_DATA(a_count)
+    cdef const int64_t* allowed = <const int64_t*>cnp.PyArray_DATA(a_allowed)
+    cdef const int64_t* alloc = <const int64_t*>cnp.PyArray_DATA(a_alloc)
+    cdef const int64_t* used = <const int64_t*>cnp.PyArray_DATA(a_used)
+    cdef const int64_t* cols = <const int64_t*>cnp.PyArray_DATA(a_cols)
+    cdef const int64_t* wants = <const int64_t*>cnp.PyArray_DATA(a_wants)
+    cdef int8_t* kind = <int8_t*>cnp.PyArray_DATA(a_kind)
+    cdef uint8_t* active = <uint8_t*>cnp.PyArray_DATA(a_active)
+    cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), alloc_s1 = stride_of_dim(a_alloc, 1)
+    cdef Py_ssize_t used_s0 = stride_of_dim(a_used, 0), used_s1 = stride_of_dim(a_used, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_rows, 0), nk = cnp.PyArray_DIM(a_cols, 0)
+    cdef Py_ssize_t w, j, n_cand = 0
+    cdef int64_t r, c
     cdef bint ok
-    if (seg.shape[0] != nw + 1 or count.shape[0] != nw or used.shape[0] != nw or kind.shape[0] != nw
-            or active.shape[0] != nw or wants.shape[0] != cols.shape[0]):
+    if (cnp.PyArray_DIM(a_seg, 0) != nw + 1 or cnp.PyArray_DIM(a_count, 0) != nw
+            or cnp.PyArray_DIM(a_used, 0) != nw or cnp.PyArray_DIM(a_kind, 0) != nw
+            or cnp.PyArray_DIM(a_active, 0) != nw or cnp.PyArray_DIM(a_wants, 0) != nk):
         raise ValueError("window_fit: shapes do not match")
-    _check_fit_inputs("window_fit", rows, allowed, alloc, used, cols)
+    # the bounds the pass reads unchecked (as _check_fit_inputs)
+    for w in range(nw):
+        r = rows[w]
+        if r < 0 or r >= cnp.PyArray_DIM(a_allowed, 0) or r >= cnp.PyArray_DIM(a_alloc, 0):
+            raise IndexError(f"window_fit: row {r} outside the table")
+    for j in range(nk):
+        if cols[j] >= cnp.PyArray_DIM(a_alloc, 1) or cols[j] >= cnp.PyArray_DIM(a_used, 1):
+            raise IndexError(f"window_fit: column {cols[j]} outside the table")
     with nogil:
         for w in range(nw):
             active[w] = 0
             if seg[w + 1] == seg[w]:
                 kind[w] = no_victims
                 continue
-            ok = not check_fit or _fits_without_victims(w, rows[w], count, allowed, alloc, used, cols, wants)
+            ok = True
+            if check_fit:  # _fits_without_victims: "Too many pods", then each check's free amount
+                r = rows[w]
+                if count[w] + 1 > allowed[r]:
+                    ok = False
+                else:
+                    for j in range(nk):
+                        c = cols[j]
+                        if wants[j] > ((alloc[r * alloc_s0 + c * alloc_s1] - used[w * used_s0 + c * used_s1])
+                                       if c >= 0 else 0):
+                            ok = False
+                            break
             if ok:
                 kind[w] = candidate
                 active[w] = 1

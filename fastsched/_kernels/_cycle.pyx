@@ -543,8 +543,7 @@ cdef class FusedPlan:
         # per-node walk below when the plan's totals are not all cached per row (static score
         # columns, no fit check or cache) or for ties the kernel cannot draw
         if self._caching and self.check_fit and self.n_static == 0 and self._blocks_for(order_array, order):
-            bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator") if capsule is not None else NULL
-            if self._place_blocks(cols, order, start, k, bg, &row, &found, &examined):
+            if self._place_blocks(cols, order, start, k, capsule, &row, &found, &examined):
                 return row, found, examined
         found, examined = self._filter(cols, order, start, k, 0, n, 0, None, True)
         if found == 0:
@@ -589,8 +588,9 @@ cdef class FusedPlan:
         self._blk_ready = True
         return True
 
-    cdef bint _place_blocks(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
-                            bitgen_t* bg, int64_t* row_out, Py_ssize_t* found_out, Py_ssize_t* examined_out):
+    cdef int _place_blocks(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+                           object capsule, int64_t* row_out, Py_ssize_t* found_out,
+                           Py_ssize_t* examined_out) except -1:
         """:meth:`place`'s walk, scoring and pick with whole blocks (see BLOCK_NODES) taken from
         their summaries: a block of the order that lies in the walk's window, with a valid summary
         and not holding the (k+1)-th feasible node, adds its count, best total and the best's count
@@ -598,10 +598,11 @@ cdef class FusedPlan:
         them (the same cache writes) and scored as the found nodes are scored. The totals compared
         are the cached resource totals (the plan's constant ``offset`` added to every one changes
         no order; the plan has no static score column). The drawn tie is the same index among the
-        ties in walk order, found again by block counts. Returns False, having drawn nothing, for
-        ties it cannot draw (no bit generator, more than ``_tie.max_ties()``): the caller walks node
-        by node and hands them back. Afterwards the invalid blocks whose start the walk reached are
-        summarized again from their entries (left invalid when one is not final)."""
+        ties in walk order, found again by block counts. Returns 1 when answered, and 0, having
+        drawn nothing, for ties it cannot draw (no bit generator, more than ``_tie.max_ties()``):
+        the caller walks node by node and hands them back. Afterwards the invalid blocks whose
+        start the walk reached are summarized again from their entries (left invalid when one is
+        not final)."""
         cdef Py_ssize_t n = order.shape[0]
         cdef const int64_t* order_p = &order[0]
         cdef const uint8_t* static_ok_p = &self.static_ok[0] if self.has_static_ok else NULL
@@ -625,6 +626,7 @@ cdef class FusedPlan:
         cdef int64_t r, e, h, c, best = INT64_MIN, ties = 0, t
         cdef uint64_t idx = 0
         cdef bint bad
+        cdef bitgen_t* bg
         while i < n:
             p = start + i
             if p >= n:
@@ -690,14 +692,15 @@ cdef class FusedPlan:
                     elif t == best:
                         ties += 1
                 if ties > 1:
-                    if bg == NULL or <uint64_t>ties > _tie.max_ties():
-                        return False
+                    if capsule is None or <uint64_t>ties > _tie.max_ties():
+                        return 0
+                    bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
                     idx = _tie.bounded_below(bg, ties)
                 row_out[0] = self._nth_found(order_p, static_ok_p, cache_p, blk_p, seq_p, n_seq, sel, tot_p, m,
                                              False, best, idx)
         for j in range(n_todo):
             self._summarize(order_p, static_ok_p, cache_p, blk_p, todo_p[j])
-        return True
+        return 1
 
     cdef inline int64_t _nth_found(self, const int64_t* order_p, const uint8_t* static_ok_p, const int64_t* cache_p,
                                    const int64_t* blk_p, const int64_t* seq_p, Py_ssize_t n_seq, const int64_t* sel,

@@ -208,13 +208,15 @@ def test_place_by_blocks_answers_as_the_node_walk_as_the_cluster_changes(seed):
     ``seeded_tie`` walking node by node, from every kind of start (block-aligned or not, near the
     order's end so that the window wraps) and k (one block, less, the whole order), while pods are
     bound to the chosen nodes and deleted (their rows logged: blocks invalidated and summarized
-    again), nodes are updated, and a node is added and one removed (a new order: new blocks)."""
+    again), nodes are updated, a node is added and one removed (a new order: new blocks), and the
+    plans read a transaction's table that is then restored and a fork's table (another log: every
+    block invalid)."""
     s, plans, rng, n_nodes = _block_cluster(seed)
-    table = s.snapshot.table
-    cols = _cycle.TableColumns(table)
-    bound, ties_seen, taken = [], 0, 0
-    for i in range(400):
-        cols.bind(table)
+    bound, seen = [], {"ties": 0, "taken": 0}
+
+    def step(s, i):
+        table = s.snapshot.table
+        cols = _cycle.TableColumns(table)
         order = s.snapshot.order()
         n = len(order)
         plan = rng.choice(plans)
@@ -222,14 +224,13 @@ def test_place_by_blocks_answers_as_the_node_walk_as_the_cluster_changes(seed):
         k = rng.choice([1, 2, 3, 31, 32, 33, 64, 100, n // 3, n])
         ours, theirs = np.random.default_rng(seed * 1000 + i), np.random.default_rng(seed * 1000 + i)
         want = _reference(plan.fused, cols, order, start, k, theirs)
-        ties_seen += int(theirs.bit_generator.state != np.random.default_rng(seed * 1000 + i).bit_generator.state)
+        seen["ties"] += int(theirs.bit_generator.state != np.random.default_rng(seed * 1000 + i).bit_generator.state)
         got = plan.fused.place(cols, order, start, k, 1, ours.bit_generator.capsule)
         assert got == want, (i, start, k)
         assert ours.bit_generator.state == theirs.bit_generator.state, i
-        blocks = plan.fused.block_summaries
-        taken += int(np.count_nonzero(blocks[:, 0] >= 0))
+        seen["taken"] += int(np.count_nonzero(plan.fused.block_summaries[:, 0] >= 0))
         # change the cluster: a pod bound to the chosen node (most steps), a bound pod deleted,
-        # a node's labels updated; a node added and one deleted once each (the order changes)
+        # a node's labels updated
         if got[0] >= 0 and rng.random() < 0.8:
             name = f"b-{i}"
             s.add_pods([make_pod(name, uid=name, cpu=rng.choice(["100m", "1"]), memory="1Gi",
@@ -241,9 +242,20 @@ def test_place_by_blocks_answers_as_the_node_walk_as_the_cluster_changes(seed):
             j = rng.randrange(n_nodes)
             s.update_node(make_node(f"node-{j}", cpu=rng.choice(["2", "4", "8"]), memory="16Gi", pods=110,
                                     labels={"step": str(i)}))
-        if i == 150:
+
+    for i in range(400):
+        step(s, i)
+        if i == 100:
             s.add_nodes([make_node("node-extra", cpu="8", memory="16Gi", pods=110)])
-        if i == 250:
+        if i == 150:
             s.delete_node("node-3")
-    assert ties_seen > 50  # many cycles end in ties drawn across blocks
-    assert taken > 400 * 5  # blocks were valid (summarized) in most cycles: the block walk is what is compared
+        if i == 200:  # binds inside a transaction, rolled back: the plans then read the restored table
+            kept = list(bound)
+            with s.transaction():
+                for j in range(30):
+                    step(s, 1000 + j)
+            bound[:] = kept
+        if i == 300:  # the plans read a fork's table from here on
+            s = s.fork()
+    assert seen["ties"] > 50  # many cycles end in ties drawn across blocks
+    assert seen["taken"] > 400 * 5  # blocks were valid (summarized) in most cycles: the block walk is compared

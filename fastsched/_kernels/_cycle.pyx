@@ -565,17 +565,21 @@ cdef class FusedPlan:
     cdef bint _blocks_for(self, object order_array, const int64_t[::1] order) except -1:
         """Whether :meth:`place` may walk ``order`` by blocks; their summaries (all invalid) and
         the rows' blocks are set up when the order is not the last one's. Not for an order that
-        can be written in place (its summaries could not tell), nor one with a row twice or out
-        of the cache's range (the changed-rows log invalidates one block per row)."""
+        can be written in place (its summaries could not tell: a placement's rows), which leaves
+        the last order's blocks as they are (kept valid through the log meanwhile: the snapshot's
+        order walked again after a placement's costs no new set-up), nor one with a row twice or
+        out of the cache's range (the changed-rows log invalidates one block per row)."""
         cdef Py_ssize_t p, n = order.shape[0], nb = (order.shape[0] + _BLOCK - 1) >> _BLOCK_SHIFT
         cdef int64_t r
         cdef int32_t* of_p
         if order_array is self._blk_order:
             return self._blk_ready
+        flags = getattr(order_array, "flags", None)
+        if flags is None or flags.writeable:
+            return False
         self._blk_order = order_array
         self._blk_ready = False
-        flags = getattr(order_array, "flags", None)
-        if flags is None or flags.writeable or nb > self._blk.shape[0]:
+        if nb > self._blk.shape[0]:
             return False
         self._blk_of_row[:] = -1
         of_p = &self._blk_of_row[0]

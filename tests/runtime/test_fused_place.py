@@ -210,7 +210,7 @@ def test_place_by_blocks_answers_as_the_node_walk_as_the_cluster_changes(seed):
     bound to the chosen nodes and deleted (their rows logged: blocks invalidated and summarized
     again), nodes are updated, a node is added and one removed (a new order: new blocks), and the
     plans read a transaction's table that is then restored and a fork's table (another log: every
-    block invalid)."""
+    block invalid), and now and then a writable order (walked node by node; the blocks kept)."""
     s, plans, rng, n_nodes = _block_cluster(seed)
     bound, seen = [], {"ties": 0, "taken": 0}
 
@@ -220,15 +220,24 @@ def test_place_by_blocks_answers_as_the_node_walk_as_the_cluster_changes(seed):
         order = s.snapshot.order()
         n = len(order)
         plan = rng.choice(plans)
+        # now and then a writable order (a placement's rows): walked node by node, the snapshot
+        # order's blocks kept (still valid through the log) for the next cycle
+        writable = rng.random() < 0.1 and plan.fused.block_summaries is not None
+        if writable:
+            order = order.copy()
         start = rng.choice([rng.randrange(n), 32 * rng.randrange(n // 32), n - rng.randrange(1, 40)])
         k = rng.choice([1, 2, 3, 31, 32, 33, 64, 100, n // 3, n])
         ours, theirs = np.random.default_rng(seed * 1000 + i), np.random.default_rng(seed * 1000 + i)
+        # place first: the reference's walk and scoring (exact whatever the cache holds) would
+        # refill the entries of the window's rows and invalidate their blocks before place reads them
+        got = plan.fused.place(cols, order, start, k, 1, ours.bit_generator.capsule)
         want = _reference(plan.fused, cols, order, start, k, theirs)
         seen["ties"] += int(theirs.bit_generator.state != np.random.default_rng(seed * 1000 + i).bit_generator.state)
-        got = plan.fused.place(cols, order, start, k, 1, ours.bit_generator.capsule)
         assert got == want, (i, start, k)
         assert ours.bit_generator.state == theirs.bit_generator.state, i
-        seen["taken"] += int(np.count_nonzero(plan.fused.block_summaries[:, 0] >= 0))
+        blocks = plan.fused.block_summaries
+        assert blocks is not None, "a writable order dropped the snapshot order's blocks"
+        seen["taken"] += int(np.count_nonzero(blocks[:, 0] >= 0))
         # change the cluster: a pod bound to the chosen node (most steps), a bound pod deleted,
         # a node's labels updated
         if got[0] >= 0 and rng.random() < 0.8:

@@ -31,7 +31,7 @@ resources over all scorers, ``k`` nodes to find. All int64 unless stated.
 """
 import numpy as np
 
-from libc.stdint cimport INT64_MIN, int64_t, uint8_t, uint64_t
+from libc.stdint cimport INT64_MIN, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 
 from cython.parallel cimport prange
@@ -76,8 +76,25 @@ SCORE_OUT_OF_RANGE = -1
 PLACE_NONE_FEASIBLE = -1
 PLACE_OUT_OF_RANGE = -2
 PLACE_DRAW_TIES = -3
-#: Bytes a table row costs in a plan's score cache (its weighted resource total or fit verdict)
-CACHE_ROW_BYTES = 8
+#: Bytes a table row costs in a plan's score cache: its weighted resource total or fit verdict
+#: (8) and its block of the node order (4, see BLOCK_NODES)
+CACHE_ROW_BYTES = 12
+#: :meth:`FusedPlan.place` summarizes the node order in blocks of this many positions (aligned:
+#: positions ``b * BLOCK_NODES`` to ``(b + 1) * BLOCK_NODES - 1``): per block the count of its
+#: feasible nodes, their best cached total and that total's count, valid while every node of the
+#: block has a cached verdict or total. A walk over a valid block it takes whole adds the three
+#: instead of visiting its nodes (see ``FusedPlan._place_blocks``).
+cdef enum:
+    _BLOCK_SHIFT = 5
+    _BLOCK = 1 << _BLOCK_SHIFT
+BLOCK_NODES = _BLOCK
+#: Bytes a block costs in a plan's score cache: its summary (3 int64) and the walk's scratch (3 int64)
+CACHE_BLOCK_BYTES = 48
+
+
+def cache_nbytes(Py_ssize_t capacity):
+    """The bytes of a score cache for ``capacity`` table rows (:attr:`FusedPlan.score_cache_nbytes`)."""
+    return capacity * CACHE_ROW_BYTES + ((capacity + BLOCK_NODES - 1) >> _BLOCK_SHIFT) * CACHE_BLOCK_BYTES
 
 
 cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t start, Py_ssize_t k,
@@ -229,6 +246,22 @@ cdef class FusedPlan:
     cdef int64_t offset
     cdef object _keep
     cdef double* _fractions                 # (max_res,) scratch of a single-threaded scoring
+    # The block summaries of the node order ``_blk_order`` (see BLOCK_NODES; allocated with the
+    # cache, rebuilt for another order): ``_blk_of_row`` (C,) int32, the block of each row's position
+    # (-1: not in the order); ``_blk`` (NB, 3) int64 per block: the count of its feasible nodes (-1:
+    # no valid summary), their best cached total, and how many have it. A valid block's every row
+    # passing ``static_ok`` has a final cache entry (a total, or ``_NO_FIT``): entries are emptied
+    # only by :meth:`_sync`, which marks the rows' blocks invalid, and written only when not final
+    # (the walk fills empty entries, the scoring writes totals over ``_FITS_UNSCORED``); so a valid
+    # summary is the one its rows' entries give. ``_blk_seq`` (NB + 1, 2): the blocks a walk took
+    # whole, in order, each with the count of nodes it had visited one by one before it;
+    # ``_blk_todo`` (NB,): the invalid blocks a walk reached the start of (rebuilt after it).
+    cdef int32_t[::1] _blk_of_row
+    cdef int64_t[:, ::1] _blk
+    cdef int64_t[:, ::1] _blk_seq
+    cdef int64_t[::1] _blk_todo
+    cdef object _blk_order
+    cdef bint _blk_ready                    # _blk_of_row maps _blk_order's rows, and _blk is theirs
 
     def __init__(self, static_ok, fit_cols, fit_wants, static_raw, static_mode, static_weight,
                  rs_kind, rs_weight, rs_off, rs_alloc_cols, rs_used_cols, rs_used_nonzero, rs_requests,
@@ -293,8 +326,15 @@ cdef class FusedPlan:
         keep."""
         if self.n_rs == 0:
             return False
+        cdef Py_ssize_t nb = (capacity + _BLOCK - 1) >> _BLOCK_SHIFT
         if not self._caching or self._cache.shape[0] < capacity:
             self._cache = np.full(capacity, -1, dtype=np.int64)
+            self._blk_of_row = np.full(capacity, -1, dtype=np.int32)
+            self._blk = np.full((nb, 3), -1, dtype=np.int64)
+            self._blk_seq = np.empty((nb + 1, 2), dtype=np.int64)
+            self._blk_todo = np.empty(nb, dtype=np.int64)
+            self._blk_order = None
+            self._blk_ready = False
             self._caching = True
             self._log = None  # (the next _sync reads the table's log from its current position)
         return True
@@ -303,6 +343,11 @@ cdef class FusedPlan:
         """Free the score cache (scores are computed for every row again)."""
         self._caching = False
         self._cache = np.empty(0, dtype=np.int64)
+        self._blk_of_row = np.empty(0, dtype=np.int32)
+        self._blk = self._blk_seq = np.empty((0, 3), dtype=np.int64)
+        self._blk_todo = np.empty(0, dtype=np.int64)
+        self._blk_order = None
+        self._blk_ready = False
         self._log = None
 
     @property
@@ -310,11 +355,21 @@ cdef class FusedPlan:
         """The memory the score cache holds, in bytes (0 without one)."""
         if not self._caching:
             return 0
-        return self._cache.shape[0] * CACHE_ROW_BYTES
+        return cache_nbytes(self._cache.shape[0])
+
+    @property
+    def block_summaries(self):
+        """(NB, 3) int64 copy of the block summaries of the order :meth:`place` walked last (see
+        BLOCK_NODES: per block its feasible count, -1 when invalid, best cached total and that
+        total's count), None when ``place`` walks node by node (for tests and diagnosis)."""
+        if not self._caching or not self._blk_ready:
+            return None
+        return np.array(self._blk)
 
     @property
     def selected_rows(self):
-        """(k,) int64 scratch: the rows of the feasible nodes found by the last :meth:`run`."""
+        """(k,) int64 scratch: the rows of the feasible nodes found by the last :meth:`run` (not
+        by :meth:`place`, whose walk by blocks does not list the nodes of the blocks it takes)."""
         return np.asarray(self._sel)
 
     @property
@@ -369,6 +424,9 @@ cdef class FusedPlan:
         cdef const int64_t* rs_weight_p
         cdef int64_t* cache_p = NULL
         cdef bint caching = self._caching
+        cdef int64_t* blk_p = &self._blk[0, 0] if caching and self._blk_ready else NULL
+        cdef const int32_t* blk_of_p = &self._blk_of_row[0] if caching and self._blk_ready else NULL
+        cdef int32_t b
         if n_static:
             raw_p = &self.static_raw[0, 0]
             raw_stride = self.static_raw.strides[0] // sizeof(int64_t)
@@ -430,6 +488,10 @@ cdef class FusedPlan:
                 bad = True
             elif caching and 0 <= t <= _MAX_TOTAL:  # (a negative total would read as a fit verdict)
                 cache_p[sel[f]] = t + 2
+                if blk_of_p != NULL:  # (the row's block was invalid already: see _blk; kept so)
+                    b = blk_of_p[sel[f]]
+                    if b >= 0:
+                        blk_p[3 * b] = -1
         return bad
 
     def run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k, bint score,
@@ -472,11 +534,17 @@ cdef class FusedPlan:
         cdef const int64_t[::1] order = cols.order_view(order_array)
         cdef Py_ssize_t n = order.shape[0]
         cdef Py_ssize_t found, examined, ties, first, pick
-        cdef int64_t best
+        cdef int64_t best, row
         cdef bitgen_t* bg
         if n == 0 or k <= 0:
             return PLACE_NONE_FEASIBLE, 0, 0
         self._begin(cols, k)
+        # the common case at scale: whole blocks of the order summarized (see BLOCK_NODES); the
+        # per-node walk below when the plan's totals are not all cached per row (static score
+        # columns, no fit check or cache) or for ties the kernel cannot draw
+        if self._caching and self.check_fit and self.n_static == 0 and self._blocks_for(order_array, order):
+            if self._place_blocks(cols, order, start, k, capsule, &row, &found, &examined):
+                return row, found, examined
         found, examined = self._filter(cols, order, start, k, 0, n, 0, None, True)
         if found == 0:
             return PLACE_NONE_FEASIBLE, found, examined
@@ -493,6 +561,211 @@ cdef class FusedPlan:
         # (with the GIL held: a draw; the ties' positions were kept by the scoring, in order)
         pick = self._best_pos[<Py_ssize_t>_tie.bounded_below(bg, ties)]
         return self._sel[pick], found, examined
+
+    cdef bint _blocks_for(self, object order_array, const int64_t[::1] order) except -1:
+        """Whether :meth:`place` may walk ``order`` by blocks; their summaries (all invalid) and
+        the rows' blocks are set up when the order is not the last one's. Not for an order that
+        can be written in place (its summaries could not tell: a placement's rows), which leaves
+        the last order's blocks as they are (kept valid through the log meanwhile: the snapshot's
+        order walked again after a placement's costs no new set-up), nor one with a row twice or
+        out of the cache's range (the changed-rows log invalidates one block per row)."""
+        cdef Py_ssize_t p, n = order.shape[0], nb = (order.shape[0] + _BLOCK - 1) >> _BLOCK_SHIFT
+        cdef int64_t r
+        cdef int32_t* of_p
+        if order_array is self._blk_order:
+            return self._blk_ready
+        flags = getattr(order_array, "flags", None)
+        if flags is None or flags.writeable:
+            return False
+        self._blk_order = order_array
+        self._blk_ready = False
+        if nb > self._blk.shape[0]:
+            return False
+        self._blk_of_row[:] = -1
+        of_p = &self._blk_of_row[0]
+        for p in range(n):
+            r = order[p]
+            if r < 0 or r >= self._blk_of_row.shape[0] or of_p[r] >= 0:
+                return False
+            of_p[r] = <int32_t>(p >> _BLOCK_SHIFT)
+        self._blk[:, 0] = -1
+        self._blk_ready = True
+        return True
+
+    cdef int _place_blocks(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
+                           object capsule, int64_t* row_out, Py_ssize_t* found_out,
+                           Py_ssize_t* examined_out) except -1:
+        """:meth:`place`'s walk, scoring and pick with whole blocks (see BLOCK_NODES) taken from
+        their summaries: a block of the order that lies in the walk's window, with a valid summary
+        and not holding the (k+1)-th feasible node, adds its count, best total and the best's count
+        instead of being visited; the other positions are visited one by one as ``_walk`` visits
+        them (the same cache writes) and scored as the found nodes are scored. The totals compared
+        are the cached resource totals (the plan's constant ``offset`` added to every one changes
+        no order; the plan has no static score column). The drawn tie is the same index among the
+        ties in walk order, found again by block counts. Returns 1 when answered, and 0, having
+        drawn nothing, for ties it cannot draw (no bit generator, more than ``_tie.max_ties()``):
+        the caller walks node by node and hands them back. Afterwards the invalid blocks whose
+        start the walk reached are summarized again from their entries (left invalid when one is
+        not final)."""
+        cdef Py_ssize_t n = order.shape[0]
+        cdef const int64_t* order_p = &order[0]
+        cdef const uint8_t* static_ok_p = &self.static_ok[0] if self.has_static_ok else NULL
+        cdef int64_t* cache_p = &self._cache[0]
+        cdef const int64_t* pod_count_p = &cols.pod_count[0]
+        cdef const int64_t* allowed_p = &cols.allowed_pods[0]
+        cdef const int64_t* alloc_p = &cols.alloc[0, 0]
+        cdef const int64_t* requested_p = &cols.requested[0, 0]
+        cdef Py_ssize_t alloc_stride = cols.alloc.strides[0] // sizeof(int64_t)
+        cdef Py_ssize_t requested_stride = cols.requested.strides[0] // sizeof(int64_t)
+        cdef Py_ssize_t n_fit = self.fit_cols.shape[0]
+        cdef const int64_t* fit_cols_p = &self.fit_cols[0] if n_fit else NULL
+        cdef const int64_t* fit_wants_p = &self.fit_wants[0] if n_fit else NULL
+        cdef int64_t* blk_p = &self._blk[0, 0]        # (NB, 3): count (-1 invalid), best, its count
+        cdef int64_t* seq_p = &self._blk_seq[0, 0]    # (NB + 1, 2): block taken, nodes visited before it
+        cdef int64_t* todo_p = &self._blk_todo[0]
+        cdef int64_t* sel = &self._sel[0]
+        cdef int64_t* tot_p = &self._scores[self.n_rs, 0]  # the found nodes' hints, then totals (no static rows)
+        cdef Py_ssize_t i = 0, p, b, m = 0, found = 0, examined = n, n_seq = 0, n_todo = 0, j, f
+        cdef Py_ssize_t last_block = n - _BLOCK
+        cdef int64_t r, e, h, c, best = INT64_MIN, ties = 0, t
+        cdef uint64_t idx = 0
+        cdef bint bad
+        cdef bitgen_t* bg
+        while i < n:
+            p = start + i
+            if p >= n:
+                p -= n
+            if (p & (_BLOCK - 1)) == 0 and p <= last_block and i <= last_block:  # a whole block in the window
+                b = p >> _BLOCK_SHIFT
+                c = blk_p[3 * b]
+                if c < 0:
+                    todo_p[n_todo] = b  # (visited below; each block's start is reached once a walk)
+                    n_todo += 1
+                elif found + c <= k:
+                    seq_p[2 * n_seq] = b
+                    seq_p[2 * n_seq + 1] = m
+                    n_seq += 1
+                    found += c
+                    if c:
+                        t = blk_p[3 * b + 1]
+                        if t > best:
+                            best, ties = t, blk_p[3 * b + 2]
+                        elif t == best:
+                            ties += blk_p[3 * b + 2]
+                    i += _BLOCK
+                    continue
+            i += 1
+            r = order_p[p]
+            if static_ok_p != NULL and not static_ok_p[r]:
+                continue
+            e = cache_p[r]
+            if e >= 0:
+                h = e - 2
+                if h == _NO_FIT:
+                    continue
+            elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
+                           requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
+                cache_p[r] = _NO_FIT + 2  # (an empty entry: its block is invalid, see _blk)
+                continue
+            else:
+                cache_p[r] = _FITS_UNSCORED + 2
+                h = _FITS_UNSCORED
+            if found == k:
+                examined = i - 1
+                break
+            sel[m] = r
+            tot_p[m] = h
+            m += 1
+            found += 1
+        found_out[0], examined_out[0] = found, examined
+        if found == 0:
+            row_out[0] = PLACE_NONE_FEASIBLE
+        elif found == 1:  # (the only feasible node: not scored, as _filter's caller does)
+            row_out[0] = self._nth_found(order_p, static_ok_p, cache_p, blk_p, seq_p, n_seq, sel, tot_p, m,
+                                         True, 0, 0)
+        else:
+            self._hinted = True  # (tot_p[:m] holds the walk's hints, as _filter leaves them)
+            bad = self._score_range(cols, 0, m, sel, self._fractions) if m else False
+            if bad:
+                row_out[0] = PLACE_OUT_OF_RANGE
+            else:
+                for f in range(m):
+                    t = tot_p[f]
+                    if t > best:
+                        best, ties = t, 1
+                    elif t == best:
+                        ties += 1
+                if ties > 1:
+                    if capsule is None or <uint64_t>ties > _tie.max_ties():
+                        return 0
+                    bg = <bitgen_t*>_tie.PyCapsule_GetPointer(capsule, "BitGenerator")
+                    idx = _tie.bounded_below(bg, ties)
+                row_out[0] = self._nth_found(order_p, static_ok_p, cache_p, blk_p, seq_p, n_seq, sel, tot_p, m,
+                                             False, best, idx)
+        for j in range(n_todo):
+            self._summarize(order_p, static_ok_p, cache_p, blk_p, todo_p[j])
+        return 1
+
+    cdef inline int64_t _nth_found(self, const int64_t* order_p, const uint8_t* static_ok_p, const int64_t* cache_p,
+                                   const int64_t* blk_p, const int64_t* seq_p, Py_ssize_t n_seq, const int64_t* sel,
+                                   const int64_t* tot_p, Py_ssize_t m, bint any_found, int64_t best,
+                                   uint64_t idx) noexcept nogil:
+        """The row of the ``idx``-th found node in walk order with the total ``best`` (any found
+        node with ``any_found``) after :meth:`_place_blocks`' walk: the nodes visited one by one
+        are ``sel[:m]`` (totals ``tot_p``), the blocks taken whole ``seq_p`` in between."""
+        cdef Py_ssize_t j, f, p, prev = 0, end
+        cdef int64_t b, c, r, h
+        for j in range(n_seq + 1):
+            end = seq_p[2 * j + 1] if j < n_seq else m
+            for f in range(prev, end):
+                if any_found or tot_p[f] == best:
+                    if idx == 0:
+                        return sel[f]
+                    idx -= 1
+            prev = end
+            if j == n_seq:
+                break
+            b = seq_p[2 * j]
+            if any_found:
+                c = blk_p[3 * b]
+            else:
+                c = blk_p[3 * b + 2] if blk_p[3 * b] > 0 and blk_p[3 * b + 1] == best else 0
+            if idx < <uint64_t>c:
+                for p in range(b << _BLOCK_SHIFT, (b + 1) << _BLOCK_SHIFT):
+                    r = order_p[p]
+                    if static_ok_p != NULL and not static_ok_p[r]:
+                        continue
+                    h = cache_p[r] - 2
+                    if h >= 0 and (any_found or h == best):
+                        if idx == 0:
+                            return r
+                        idx -= 1
+            idx -= c
+        return -1  # (PLACE_NONE_FEASIBLE; not reached: idx is below the found nodes' count)
+
+    cdef inline void _summarize(self, const int64_t* order_p, const uint8_t* static_ok_p, const int64_t* cache_p,
+                                int64_t* blk_p, int64_t b) noexcept nogil:
+        """Block ``b``'s summary from its rows' cache entries, left invalid when an entry of a row
+        passing ``static_ok`` is not final (empty, or a fit without a cached total)."""
+        cdef Py_ssize_t p
+        cdef int64_t r, e, c = 0, best = INT64_MIN, ties = 0
+        for p in range(b << _BLOCK_SHIFT, (b + 1) << _BLOCK_SHIFT):
+            r = order_p[p]
+            if static_ok_p != NULL and not static_ok_p[r]:
+                continue
+            e = cache_p[r] - 2
+            if e == _NO_FIT:
+                continue
+            if e < 0:
+                return
+            c += 1
+            if e > best:
+                best, ties = e, 1
+            elif e == best:
+                ties += 1
+        blk_p[3 * b + 1] = best
+        blk_p[3 * b + 2] = ties
+        blk_p[3 * b] = c
 
     def place_run(self, TableColumns cols, const int64_t[::1] order, Py_ssize_t start, Py_ssize_t k,
                   Py_ssize_t m, object acc, const int64_t[::1] recs, list uids, int shape, int flags,
@@ -571,10 +844,24 @@ cdef class FusedPlan:
         cdef Py_ssize_t r
         if end == read and cols.change_log is self._log:
             return
+        cdef int64_t* blk_p = &self._blk[0, 0] if self._blk_ready else NULL
+        cdef const int32_t* blk_of_p = &self._blk_of_row[0] if self._blk_ready else NULL
+        cdef int64_t row
+        cdef int32_t b
         if cols.change_log is not self._log or end - read > mask + 1 or end < read:
             for r in range(self._cache.shape[0]):
                 cache_p[r] = -1
+            if blk_p != NULL:
+                for r in range(self._blk.shape[0]):
+                    blk_p[3 * r] = -1
             self._log = cols.change_log
+        elif blk_p != NULL:
+            for q in range(read, end):
+                row = rows_p[q & mask]
+                cache_p[row] = -1
+                b = blk_of_p[row]
+                if b >= 0:
+                    blk_p[3 * b] = -1
         else:
             for q in range(read, end):
                 cache_p[rows_p[q & mask]] = -1

@@ -100,8 +100,8 @@ ALIAS_CACHE_SIZE = 4096
 #: cleared when full; a pod whose values are all known costs one lookup per plugin.
 FORM_MEMO_SIZE = 8192
 #: Bytes the plans' score caches may hold together (``FusedPlan.enable_score_cache``:
-#: ``_cycle.CACHE_ROW_BYTES``, 8 bytes a table row whatever the resource scorers, 8 MB at
-#: 1,000,000 rows). A plan gets one when it is used a second time; the least recently used lose
+#: ``_cycle.cache_nbytes``, ~13.5 bytes a table row whatever the resource scorers (the row's total
+#: and its block of the node order, the blocks' summaries), 13.5 MB at 1,000,000 rows). A plan gets one when it is used a second time; the least recently used lose
 #: theirs first.
 SCORE_CACHE_BUDGET = 256 << 20
 _ERROR = int(Code.ERROR)

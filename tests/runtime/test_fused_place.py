@@ -11,7 +11,7 @@ from fastsched import load_config
 from fastsched._kernels import _cycle
 from fastsched.runtime.compiled_cycle import _Plan, seeded_tie
 from fastsched.scheduler import Scheduler
-from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, random_cluster, random_pod
+from fastsched.testing import RANDOM_RUNTIME_CLASS, make_node, make_pod, random_cluster, random_pod
 
 # random_pod binds some pods to node names the smaller clusters here lack: they are counted there,
 # as upstream's cache counts them, with a warning that says nothing about what is tested
@@ -176,3 +176,95 @@ def test_place_walks_the_order_it_is_given_each_call():
             want = _reference(plans[0].fused, cols, o, 2, k, np.random.default_rng(i))
             got = plans[0].fused.place(cols, o, 2, k, 1, np.random.default_rng(i).bit_generator.capsule)
             assert got == want, (i, k)
+
+
+def _block_cluster(seed):
+    """A cluster for the block walk (``_cycle.BLOCK_NODES``): nodes of three sizes (many equal
+    totals: ties within and across blocks), a tenth tainted (static_ok refuses them), a node count
+    that is no multiple of the block size; pods of two request sizes, some pinned to nodes so that
+    the nodes fill up (NodeResourcesFit refuses them)."""
+    rng = random.Random(seed)
+    taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    nodes = [make_node(f"node-{i}", cpu=rng.choice(["2", "4", "8"]), memory="16Gi", pods=110,
+                       taints=[taint] if rng.random() < 0.1 else ()) for i in range(32 * 13 + 7)]
+    s = Scheduler(load_config({**V1, "percentageOfNodesToScore": 100}), seed=seed)
+    s.add_nodes(nodes)
+    s.add_pods([make_pod(f"fill-{i}", cpu="1", memory="1Gi", node_name=f"node-{rng.randrange(len(nodes))}")
+                for i in range(300)])
+    specs = [("200m", "512Mi"), ("1", "2Gi")]
+    s.add_pods([make_pod(f"seed-{i}", cpu=specs[i % 2][0], memory=specs[i % 2][1]) for i in range(8)])
+    s.run()
+    (fw,) = s.profiles.values()
+    plans = list({id(p): p for p in fw.compiled_cycle._plans.values()  # (a plan may have two keys)
+                  if type(p) is _Plan and not p.has_cycle_parts and p.fused.block_summaries is not None}.values())
+    assert len(plans) == 2, "the two specs' plans do not walk by blocks"
+    return s, plans, rng, len(nodes)
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_place_by_blocks_answers_as_the_node_walk_as_the_cluster_changes(seed):
+    """``place`` takes whole blocks of the order from their summaries (the plans of pods without
+    static score columns, with the score cache): the same row, counts and draw as ``run`` and
+    ``seeded_tie`` walking node by node, from every kind of start (block-aligned or not, near the
+    order's end so that the window wraps) and k (one block, less, the whole order), while pods are
+    bound to the chosen nodes and deleted (their rows logged: blocks invalidated and summarized
+    again), nodes are updated, a node is added and one removed (a new order: new blocks), and the
+    plans read a transaction's table that is then restored and a fork's table (another log: every
+    block invalid), and now and then a writable order (walked node by node; the blocks kept)."""
+    s, plans, rng, n_nodes = _block_cluster(seed)
+    bound, seen = [], {"ties": 0, "taken": 0}
+
+    def step(s, i):
+        table = s.snapshot.table
+        cols = _cycle.TableColumns(table)
+        order = s.snapshot.order()
+        n = len(order)
+        plan = rng.choice(plans)
+        # now and then a writable order (a placement's rows): walked node by node, the snapshot
+        # order's blocks kept (still valid through the log) for the next cycle
+        writable = rng.random() < 0.1 and plan.fused.block_summaries is not None
+        if writable:
+            order = order.copy()
+        start = rng.choice([rng.randrange(n), 32 * rng.randrange(n // 32), n - rng.randrange(1, 40)])
+        k = rng.choice([1, 2, 3, 31, 32, 33, 64, 100, n // 3, n])
+        ours, theirs = np.random.default_rng(seed * 1000 + i), np.random.default_rng(seed * 1000 + i)
+        # place first: the reference's walk and scoring (exact whatever the cache holds) would
+        # refill the entries of the window's rows and invalidate their blocks before place reads them
+        got = plan.fused.place(cols, order, start, k, 1, ours.bit_generator.capsule)
+        want = _reference(plan.fused, cols, order, start, k, theirs)
+        seen["ties"] += int(theirs.bit_generator.state != np.random.default_rng(seed * 1000 + i).bit_generator.state)
+        assert got == want, (i, start, k)
+        assert ours.bit_generator.state == theirs.bit_generator.state, i
+        blocks = plan.fused.block_summaries
+        assert blocks is not None, "a writable order dropped the snapshot order's blocks"
+        seen["taken"] += int(np.count_nonzero(blocks[:, 0] >= 0))
+        # change the cluster: a pod bound to the chosen node (most steps), a bound pod deleted,
+        # a node's labels updated
+        if got[0] >= 0 and rng.random() < 0.8:
+            name = f"b-{i}"
+            s.add_pods([make_pod(name, uid=name, cpu=rng.choice(["100m", "1"]), memory="1Gi",
+                                 node_name=table.node_names[got[0]])])
+            bound.append(name)
+        if bound and rng.random() < 0.2:
+            s.delete_pod(bound.pop(rng.randrange(len(bound))))  # (by uid)
+        if rng.random() < 0.05:
+            j = rng.randrange(n_nodes)
+            s.update_node(make_node(f"node-{j}", cpu=rng.choice(["2", "4", "8"]), memory="16Gi", pods=110,
+                                    labels={"step": str(i)}))
+
+    for i in range(400):
+        step(s, i)
+        if i == 100:
+            s.add_nodes([make_node("node-extra", cpu="8", memory="16Gi", pods=110)])
+        if i == 150:
+            s.delete_node("node-3")
+        if i == 200:  # binds inside a transaction, rolled back: the plans then read the restored table
+            kept = list(bound)
+            with s.transaction():
+                for j in range(30):
+                    step(s, 1000 + j)
+            bound[:] = kept
+        if i == 300:  # the plans read a fork's table from here on
+            s = s.fork()
+    assert seen["ties"] > 50  # many cycles end in ties drawn across blocks
+    assert seen["taken"] > 400 * 5  # blocks were valid (summarized) in most cycles: the block walk is compared

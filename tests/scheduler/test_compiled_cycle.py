@@ -6,6 +6,7 @@ import random
 import pytest
 
 from fastsched import load_config
+from fastsched._kernels import _cycle
 from fastsched.api import Pod
 from fastsched.runtime.compiled_cycle import PLAN_CACHE_SIZE
 from fastsched.scheduler import Scheduler
@@ -236,7 +237,7 @@ def test_score_cache_budget_drops_the_least_recently_used():
     s = Scheduler(load_config(V1), seed=0)
     s.add_nodes([make_node(f"n{i}", cpu="64", memory="256Gi") for i in range(100)])
     engine = _engine(s)
-    per_plan = 8 * s.snapshot.table.capacity  # a row's version and its weighted resource total, one int64
+    per_plan = _cycle.cache_nbytes(s.snapshot.table.capacity)  # a row's total and block, and the blocks' summaries
     engine.score_cache_budget = 2 * per_plan
     for round_ in range(3):  # four new specs a round (new values too: equal values share plans), each used twice
         templates = [make_pod(f"t{round_}-{i}", requests={"cpu": f"{100 + 10 * i + round_}m", "memory": "1Gi"})

@@ -119,7 +119,7 @@ def measure_memory(n: int) -> dict:
     wall = cpu = 0.0
     for start in range(0, n, CHUNK):
         count = min(CHUNK, n - start)
-        nodes = upstream_nodes(count, start=start)
+        nodes = upstream_nodes(count, start=start, total=n)  # named as the whole cluster names them
         # as _prebind binds them: a replaced copy per pod, bound round-robin
         pods = [factory.make(f"pod-{op.op_index}-{i:0{width}d}", op.namespace).replace(
             node_name=nodes[i - start].name, phase="Running") for i in range(start, start + count)]

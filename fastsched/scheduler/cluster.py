@@ -51,6 +51,7 @@ from ..dra import controller as dra_controller
 from ..framework.interface import ActionType
 from ..framework.objects import CLUSTER_SCOPED_KINDS, EVENT_RESOURCE_OF_KIND
 from ..snapshot.lazy import pod_template_getter, uid_words
+from ..util import heap
 from ..util.collector import collector_paused
 from ..util.field import FieldError
 from .cache import Cache, ControlledIndex, KeyIndex, NamespaceIndex, OrderIndex, PodMap, pop_bulk_pod
@@ -295,6 +296,8 @@ class Cluster:
         table.reserve_rows(len(table) + len(nodes))  # one reallocation for all the chunks
         with collector_paused():
             self._add_nodes_batched(nodes)
+        if len(nodes) >= heap.RELEASE_AFTER:  # the batch's transients and the table's old columns
+            heap.release_free_heap()
 
     def _add_nodes_batched(self, nodes: list) -> None:
         batch: list[Node] = []
@@ -392,6 +395,8 @@ class Cluster:
         self._store.bulk.reserve(self._store.bulk.n + bound)
         with collector_paused():
             self._add_pods_batched(pods)
+        if len(pods) >= heap.RELEASE_AFTER:  # the batch's transients and the table's old columns
+            heap.release_free_heap()
 
     def _add_pods_batched(self, pods: list) -> None:
         row_of = self._store.snapshot.table.row_of

@@ -525,8 +525,12 @@ def _rng(seed: int, stream: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), stream])
 
 
-def node_names(prefix: str, start: int, count: int) -> list[str]:
-    width = max(5, len(str(max(start + count - 1, 0))))
+def node_names(prefix: str, start: int, count: int, total: int | None = None) -> list[str]:
+    """Names ``start`` to ``start + count - 1``, zero-padded to the width of a cluster of ``total``
+    nodes (default ``start + count``): a cluster built a chunk at a time gets the names it would get
+    built at once."""
+    last = (start + count if total is None else max(total, start + count)) - 1
+    width = max(5, len(str(max(last, 0))))
     return [f"{prefix}{i:0{width}d}" for i in range(start, start + count)]
 
 
@@ -655,10 +659,12 @@ def upstream_node(name: str, *, labels: Mapping[str, str] | None = None, pods: i
 
 
 def upstream_nodes(count: int, *, prefix: str = UPSTREAM_NODE_NAME_PREFIX, label_key: str | None = None,
-                   label_values: Sequence[str] = (), start: int = 0) -> list[Node]:
+                   label_values: Sequence[str] = (), start: int = 0, total: int | None = None) -> list[Node]:
     """``count`` default scheduler_perf nodes; with ``label_key``, its values are given round-robin
-    like scheduler_perf's ``labelNodePrepareStrategy``."""
-    names = node_names(prefix, start, count)
+    like scheduler_perf's ``labelNodePrepareStrategy``. ``start`` / ``total``: nodes ``start`` to
+    ``start + count - 1`` of a cluster of ``total``, named as ``upstream_nodes(total)`` names them
+    (to build a large cluster a chunk at a time)."""
+    names = node_names(prefix, start, count, total)
     out = []
     collector_was_enabled = gc.isenabled()
     gc.disable()

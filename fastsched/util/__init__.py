@@ -1,2 +1,2 @@
 """What every layer shares (upstream: apimachinery's ``pkg/util``): :mod:`.field`, :mod:`.forking`,
-:mod:`.collector`."""
+:mod:`.collector`, :mod:`.heap`."""

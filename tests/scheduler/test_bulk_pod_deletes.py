@@ -24,7 +24,7 @@ def index_state(s: Scheduler) -> dict:
         "namespaces": {ns: list(d) for ns, d in c._pod_uids_by_namespace._d.items()},
         "controlled": {key: list(d) for key, d in c._controlled._d.items()},
         "controlled_views": {key: sorted(c._controlled.get(key, {})) for key in list(c._controlled._d)},
-        "bulk": (bulk.n_live, bulk.flags[:bulk.n].tolist(), bulk.rec[:bulk.n].tolist(), list(bulk.names[:bulk.n]),
+        "bulk": (bulk.n_live, bulk.flags[:bulk.n].tolist(), bulk.rec[:bulk.n].tolist(), [bulk.name(b) if bulk.flags[b] else None for b in range(bulk.n)],
                  sorted(bulk.objects), {ns: dict(d) for ns, d in bulk.by_name.items()}),
         "admission_errors": dict(c.admission_errors),
     }
@@ -149,3 +149,29 @@ def test_preemption_victims_deleted_in_one_step_as_one_by_one(seed, monkeypatch)
     fast, slow = run(True), run(False)
     assert fast[3] > 0
     assert fast == slow
+
+
+def test_a_deleted_bulk_pod_frees_its_name():
+    # BulkPods keeps no names of its own: a pod's name comes from its table record, or from its
+    # object once the record is gone (a ghost of a deleted node); deleting frees it either way
+    from fastsched.sim.generators import upstream_nodes
+    from fastsched.sim.workloads import template_pod
+
+    s = Scheduler(seed=0)
+    nodes = upstream_nodes(3)
+    s.add_nodes(nodes)
+    pods = [template_pod("pod-default", f"p-{i}").replace(node_name=nodes[i].name, phase="Running") for i in range(3)]
+    s.add_pods(pods)
+    bulk, keys = s.cache.bulk, s.cluster._pod_uid_by_key
+    ns = pods[0].namespace
+    assert bulk.n_live == 3 and sorted(bulk.by_name[ns]) == ["p-0", "p-1", "p-2"]
+    s.delete_pod(pods[1])                      # on its node: the name from the table record
+    s.delete_node(nodes[2].name)               # p-2 a ghost: its record gone, its object kept
+    assert bulk.rec[bulk.by_name[ns]["p-2"]] == -1
+    s.delete_pod(pods[2])                      # the name from the object
+    assert sorted(bulk.by_name[ns]) == ["p-0"]
+    assert not keys.has_name(ns, "p-1") and not keys.has_name(ns, "p-2") and keys.has_name(ns, "p-0")
+    again = template_pod("pod-default", "p-1").replace(uid="00000000-0000-4000-8000-000000000001",
+                                                       node_name=nodes[0].name, phase="Running")
+    s.add_pod(again)                           # the name is free again
+    assert s.cluster.pods[again.uid].name == "p-1"

@@ -159,6 +159,19 @@ def test_upstream_node_template():
                for n in generate_nodes(spec))
 
 
+
+def test_upstream_nodes_in_chunks_are_named_as_at_once():
+    # 100,001 nodes are named with six digits; a chunk of the first 50 alone would get five
+    built = upstream_nodes(100_001)
+    whole = built[:50] + built[-50:]
+    chunks = upstream_nodes(50, total=100_001) + upstream_nodes(50, start=99_951, total=100_001)
+    assert [n.name for n in chunks] == [n.name for n in whole]
+    assert whole[0].name == "scheduler-perf-000000" and whole[-1].name == "scheduler-perf-100000"
+    assert [n.labels for n in chunks] == [n.labels for n in whole]
+    assert [n.uid for n in chunks] == [n.uid for n in whole]
+    assert upstream_nodes(2, start=3)[0].name == "scheduler-perf-00003"  # without total: as before
+
+
 def test_spec_in_code_and_defaults():
     spec = ClusterSpec(nodes=9, zones=3, shapes=[NodeShape(cpu="2", memory="4Gi")], labels={"x": ["1", "2"]})
     nodes, pods = generate_cluster(spec)

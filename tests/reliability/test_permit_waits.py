@@ -109,3 +109,34 @@ def test_each_pod_is_bound_after_its_own_timeouts_or_ends_after_the_retries(wait
         else:
             assert (r.status, r.attempts) == (SCHEDULED, k + 1)
     assert s.cache.pod_count() == sum(k is not None for k in waits) and not s._waiting
+
+
+class WaitsNegative:
+    """Permit: Wait with a negative timeout for the odd pods, Success for the others."""
+
+    def name(self):
+        return NAME
+
+    def permit(self, state, pod, node_name):
+        return (Status(Code.WAIT), -5) if int(pod.name[1:]) % 2 else (None, 0)
+
+
+def test_many_pods_waiting_with_a_negative_timeout_are_rejected_by_the_timeout():
+    """A negative Permit timeout fires at once (upstream's time.AfterFunc): with many pods, each
+    waiting pod is rejected by the timeout in upstream's words, retried like any Permit
+    rejection, and never reported as an Error; the others bind and nothing stays assumed."""
+    s = _scheduler(WaitsNegative(), 4)
+    s.add_pods([make_pod(f"p{i}", cpu="50m") for i in range(60)])
+    results = s.run()
+    assert len(results) == 60
+    for i, r in enumerate(results):
+        if i % 2:
+            assert r.status == UNSCHEDULABLE and r.attempts == s.permit_wait_retries
+            assert r.message == (f"0/1 nodes are available: 1 rejected due to timeout after waiting "
+                                 f"-5s at plugin {NAME}.")
+        else:
+            assert r.status == SCHEDULED
+    assert s.metrics.attempts["error"] == 0
+    assert s.cache.pod_count() == 30 and not s._waiting
+    assert all(not s.cache.is_assumed_pod(r.pod) for r in results)
+

@@ -1275,7 +1275,12 @@ class Cluster:
         return list(self.pdbs.values())
 
     def preempt_pod(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
-        """Delete a preemption victim (upstream patches DisruptionTarget then deletes it)."""
+        """Delete a preemption victim (upstream patches DisruptionTarget then deletes it). A
+        victim already gone answers NotFound before anything else: not counted in
+        ``metrics.preemption_victims`` (the pods deleted by preemption) nor told to the
+        preemption callbacks (a simulation would end its record twice and count its PDB twice)."""
+        if victim.uid not in self.pods:
+            raise not_found("Pod", victim.name)
         self._handler.on_preempting(victim, preemptor, node_name)
         self.delete_pod(victim, reason=f"preempted by {preemptor.key} on node {node_name}")
 

@@ -43,7 +43,7 @@ from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass
                            synced_volume)
 from ..api.strategy import prepare_for_create, raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
-from ..api.validation import ValidationError, not_found
+from ..api.validation import ValidationError, group_resource, not_found
 from ..controller import RECONCILERS, reconcile
 from ..controller import persistentvolume as pv_controller
 from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound
@@ -1032,6 +1032,9 @@ class Cluster:
     def delete_object(self, kind: str, name: str, namespace: str = "default") -> None:
         """Delete an object added with :meth:`add_object`; what it controls goes with it
         (cascading deletion by owner references: a Deployment's ReplicaSets and their pods)."""
+        if kind == "PriorityClass":
+            self._delete_priority_class(name)
+            return
         store = self._objects.get(kind, {})
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
         obj = store.pop(key, None)
@@ -1050,6 +1053,17 @@ class Cluster:
         self._delete_dependents(obj)
         if isinstance(obj, PersistentVolumeClaim):
             pv_controller.reclaim_volumes(self, obj)  # its volume released, deleted or recycled
+
+    def _delete_priority_class(self, name: str) -> None:
+        """Delete a PriorityClass: the pods admitted with its value keep it (as upstream, where
+        the priority is written into the pod). A system class cannot be deleted, added or not
+        (pkg/registry/scheduling/priorityclass/storage REST.Delete)."""
+        if name in SYSTEM_PRIORITY_CLASSES:
+            raise ManifestError(f'{group_resource("PriorityClass")} "{name}" is forbidden: this is a system '
+                                "priority class and cannot be deleted", source=f"PriorityClass {name}")
+        if self.priority_classes.pop(name, None) is None:
+            raise not_found("PriorityClass", name)
+        self._global_default_pc = None
 
     def _delete_dependents(self, owner: KubeObject) -> None:
         if owner.namespace and not any(self._controlled.get((kind, owner.namespace, owner.uid))
@@ -1120,7 +1134,11 @@ class Cluster:
         if kind == "Namespace":
             return list(self.namespaces.values())
         if kind == "PriorityClass":
-            return list(self.priority_classes.values())
+            # the system classes first (kube-apiserver creates them as it starts), as added when a
+            # dump holds them too, then the added ones
+            added = self.priority_classes
+            return [*(added.get(name, pc) for name, pc in SYSTEM_PRIORITY_CLASSES.items()),
+                    *(pc for name, pc in added.items() if name not in SYSTEM_PRIORITY_CLASSES)]
         if kind == "PodDisruptionBudget":
             return list(self.pdbs.values())
         return list(self._objects.get(kind, {}).values())

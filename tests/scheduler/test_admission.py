@@ -490,3 +490,83 @@ def test_with_priority_admission_off_several_defaults_give_the_lowest_value():
     s.cluster.priority_admission = True
     s.add_pod(make_pod("p"))
     assert s.get_pod("default", "p").priority == 10
+
+
+# -- the system PriorityClasses as the API server lists them (reliab10) ------------------------------
+SYSTEM_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+
+
+def test_the_system_priority_classes_are_listed_as_the_api_server_lists_them():
+    """``kubectl get priorityclasses`` on any cluster shows the two system classes (created by
+    kube-apiserver at start); ``objects("PriorityClass")`` listed only the added ones."""
+    s = Scheduler()
+    s.add(_pc("low", 10))
+    listed = s.objects("PriorityClass")
+    assert [m["metadata"]["name"] for m in listed] == ["system-node-critical", "system-cluster-critical", "low"]
+    for m in listed[:2]:
+        assert m["apiVersion"] == "scheduling.k8s.io/v1" and m["kind"] == "PriorityClass"
+        assert m["value"] == SYSTEM_CLASSES[m["metadata"]["name"]]
+        assert m["preemptionPolicy"] == "PreemptLowerPriority" and not m.get("globalDefault")
+        assert m["description"].startswith("Used for system critical pods")
+    assert [pc.name for pc in s.cluster.list_objects("PriorityClass")] == [m["metadata"]["name"] for m in listed]
+
+
+def test_a_dump_holding_the_system_classes_lists_each_once_and_reloads():
+    """A dump (``kubectl get priorityclasses -o yaml``) holds them: each is listed once, as
+    given, and what objects() gives loads into a new Scheduler again."""
+    s = Scheduler()
+    s.add(_pc("system-cluster-critical", 2000000000))
+    s.add(_pc("low", 10))
+    listed = s.objects("PriorityClass")
+    names = [m["metadata"]["name"] for m in listed]
+    assert names == ["system-node-critical", "system-cluster-critical", "low"]
+    again = Scheduler()
+    for m in listed:
+        again.add(m)
+    assert [m["metadata"]["name"] for m in again.objects("PriorityClass")] == names
+    assert {pc.name: pc.value for pc in again.cluster.list_objects("PriorityClass")} == {**SYSTEM_CLASSES, "low": 10}
+
+
+@pytest.mark.parametrize("added", [False, True], ids=["built-in", "from-a-dump"])
+@pytest.mark.parametrize("name", sorted(SYSTEM_CLASSES))
+def test_a_system_priority_class_cannot_be_deleted(name, added):
+    """pkg/registry/scheduling/priorityclass/storage REST.Delete: Forbidden, by name, whether the
+    dump held it or not; the class stays, and pods naming it are still admitted."""
+    from fastsched.api import ManifestError
+
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    if added:
+        s.add(_pc(name, SYSTEM_CLASSES[name]))
+    with pytest.raises(ManifestError) as err:
+        s.delete_object("PriorityClass", name)
+    assert str(err.value).endswith(f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: this is a system '
+                                   "priority class and cannot be deleted")
+    assert s.get_object("PriorityClass", name) is not None
+    s.add(_pc_pod("p", name))
+    assert s.get_pod("default", "p").priority == SYSTEM_CLASSES[name]
+
+
+def test_an_added_priority_class_can_be_deleted():
+    """Deleting an added class worked nowhere (``priorityclasses.scheduling.k8s.io "low" not
+    found``); now it goes: pods admitted with it keep their priority, later ones are refused as
+    naming no class, and a global default deleted is no longer given."""
+    from fastsched.errors import NotFoundError
+
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_pc("low", 10, default=True))
+    s.add(_pc_pod("a", "low"))
+    s.delete_object("PriorityClass", "low")
+    assert s.get_object("PriorityClass", "low") is None
+    assert "low" not in [m["metadata"]["name"] for m in s.objects("PriorityClass")]
+    assert s.get_pod("default", "a").priority == 10
+    s.add(_pc_pod("b", "low"))
+    s.add_pod(make_pod("c"))
+    assert s.get_pod("default", "c").priority is None  # the default went with it
+    results = {r.pod.name: r for r in s.run()}
+    assert results["b"].status == "Error" and results["b"].message == "no PriorityClass with name low was found"
+    assert results["a"].status == results["c"].status == "Scheduled"
+    with pytest.raises(NotFoundError, match='priorityclasses.scheduling.k8s.io "low" not found'):
+        s.delete_object("PriorityClass", "low")
+

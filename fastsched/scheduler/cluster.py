@@ -145,6 +145,9 @@ class Cluster:
         self.priority_admission = True
         self.names = NameGenerator(seed)
         self.namespaces: dict[str, Namespace] = {}
+        #: the names of the namespaces being deleted (status.phase Terminating): the
+        #: NamespaceLifecycle admission refuses new pods there (see _admit)
+        self._terminating_namespaces: set[str] = set()
         self.priority_classes: dict[str, PriorityClass] = {}
         #: (number of classes, the global default one) when last found (see _global_default_priority_class)
         self._global_default_pc: tuple[int, PriorityClass | None] | None = None
@@ -355,6 +358,10 @@ class Cluster:
         ns = self._admitted(ns, Namespace)
         existed = ns.name in self.namespaces
         self.namespaces[ns.name] = ns
+        if _namespace_terminating(ns):
+            self._terminating_namespaces.add(ns.name)
+        else:
+            self._terminating_namespaces.discard(ns.name)
         self._handler.on_namespace_add(ns, existed)
 
     def add_priority_class(self, pc: Any) -> None:
@@ -702,13 +709,17 @@ class Cluster:
         return admitted
 
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
-        """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
-        (a bound pod came from a cluster, through admission already; its tolerations change no
+        """The API server's admission of a new pod: NamespaceLifecycle (first, as the API server
+        orders them) for a pod to schedule, refused in a namespace being terminated (see
+        _namespace_terminating_refusal); DefaultTolerationSeconds for a pod to schedule (a bound
+        pod came from a cluster, through admission already; its tolerations change no
         decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved),
         then RuntimeClass for a pod to schedule: a bound pod's overhead, nodeSelector and
         tolerations are what the admission made them when it was created (a dump need not hold
         the RuntimeClasses), and the bulk adds of bound pods agree."""
         if not pod.node_name:
+            if pod.namespace in self._terminating_namespaces:
+                return pod, _namespace_terminating_refusal(pod)
             pod = _with_default_tolerations(pod)
         pod, err = self._admit_priority(pod)
         if err or pod.node_name:
@@ -1327,6 +1338,28 @@ class Cluster:
 #: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
 _DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
                              for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+def _namespace_terminating(ns: Namespace) -> bool:
+    """Whether a namespace is being deleted: ``status.phase`` Terminating, which the namespace's
+    registry sets with its ``deletionTimestamp`` (one built in code with a deletion timestamp
+    counts: it has no status to say it)."""
+    status = (ns.manifest or {}).get("status")
+    return (isinstance(status, Mapping) and status.get("phase") == "Terminating") or ns.deletion_timestamp is not None
+
+
+def _namespace_terminating_refusal(pod: Pod) -> str:
+    """The NamespaceLifecycle admission's refusal of a new pod in a namespace being deleted
+    (k8s.io/apiserver admission/plugin/namespace/lifecycle Lifecycle.Admit, Create).
+
+    Only for pods to schedule: a bound pod (a dump's) was created before its namespace began
+    terminating, as were the pods a dump shows being deleted (those are Terminating anyway). A pod
+    whose namespace was not added is admitted, where the API server answers ``namespaces "x" not
+    found``: cluster dumps and scheduler_perf configs seldom hold their Namespace objects, and
+    the rest of fastsched reads a namespace not added as one without labels (namespaceSelector,
+    PodAffinity, the controllers) rather than as missing."""
+    return (f'pods "{pod.name}" is forbidden: unable to create new content in namespace {pod.namespace} '
+            "because it is being terminated")
 
 
 #: the RuntimeClass admission's refusal of an overhead no RuntimeClass defines (validateOverhead)

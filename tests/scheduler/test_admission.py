@@ -645,3 +645,19 @@ def test_a_controllers_pods_in_a_terminating_namespace_are_refused():
     assert len(results) == 3
     assert all(r.status == "Error" and r.message.endswith(TERMINATING.format(ns="gone")) for r in results)
     assert s.cache.pod_count() == 0
+
+
+def test_a_forks_terminating_namespaces_are_its_own_and_a_transaction_reverts_them():
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="4")])
+    s.add(_ns("a"))
+    f = s.fork()
+    f.add(_ns("a", True))
+    s.add(_ns_pod("x", "a"))
+    f.add(_ns_pod("x", "a"))
+    assert [r.status for r in s.run()] == ["Scheduled"]
+    assert [r.status for r in f.run()] == ["Error"]
+    with s.transaction():
+        s.add(_ns("c", True))
+    s.add(_ns_pod("z", "c"))
+    assert {r.pod.name: r.status for r in s.run()} == {"x": "Scheduled", "z": "Scheduled"}

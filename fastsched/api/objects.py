@@ -807,13 +807,21 @@ class PriorityClass(KubeObject):
 #: kube-apiserver's system PriorityClasses (pkg/apis/scheduling/v1 systemPriorityClasses), which it
 #: creates when it starts (pkg/registry/scheduling/rest AddSystemPriorityClasses): they exist in
 #: every cluster, added or not (see ``Cluster.priority_class``)
+def _system_priority_class(name: str, value: int, description: str) -> PriorityClass:
+    """A system PriorityClass as the API server serves it: created through its REST storage, so
+    defaulted (``preemptionPolicy``), ``globalDefault`` false (omitted)."""
+    return PriorityClass(name=name, value=value, description=description, manifest={
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+        "value": value, "description": description, "preemptionPolicy": PREEMPT_LOWER_PRIORITY})
+
+
 SYSTEM_PRIORITY_CLASSES: Mapping[str, PriorityClass] = {
     pc.name: pc for pc in (
-        PriorityClass(name="system-node-critical", value=2_000_001_000,
-                      description="Used for system critical pods that must not be moved from their current node."),
-        PriorityClass(name="system-cluster-critical", value=2_000_000_000,
-                      description="Used for system critical pods that must run in the cluster, but can be moved to "
-                                  "another node if necessary."),
+        _system_priority_class("system-node-critical", 2_000_001_000,
+                               "Used for system critical pods that must not be moved from their current node."),
+        _system_priority_class("system-cluster-critical", 2_000_000_000,
+                               "Used for system critical pods that must run in the cluster, but can be moved to "
+                               "another node if necessary."),
     )
 }
 

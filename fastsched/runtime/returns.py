@@ -38,7 +38,7 @@ EXPECT_SCORE = "an (int, Status or None) pair"
 EXPECT_PRE_FILTER = "a (PreFilterResult or None, Status or None) pair"
 EXPECT_POST_FILTER = "a (PostFilterResult or None, Status or None) pair"
 EXPECT_PERMIT = "a (Status or None, timeout in seconds) pair"
-EXPECT_PERMIT_WAIT = "a (Status or None, timeout in seconds) pair with a non-negative timeout"
+EXPECT_PERMIT_WAIT = "a (Status or None, timeout in seconds) pair with a real-number timeout"
 EXPECT_SCORE_VECTORIZED = "an (integer ndarray with one score per node, Status or None) pair"
 EXPECT_NORMALIZE = "an int score (in int64) for every node it was given"
 
@@ -98,17 +98,23 @@ def as_int64(v: Any) -> int | None:
 
 
 def as_timeout(t: Any) -> float | None:
-    """A Permit timeout in seconds: a non-negative real number (or timedelta); None when invalid.
+    """A Permit timeout in seconds: a real number (or timedelta), not NaN; None when invalid.
 
-    ``inf`` is accepted (the framework caps waits at 15 minutes anyway); NaN, negatives, bools,
-    strings and None are not.
+    A negative timeout is valid: upstream's ``time.AfterFunc`` with a negative duration fires at
+    once, so the pod is rejected by the timeout straight away (``rejected due to timeout after
+    waiting -5s at plugin P``). ``inf`` is accepted (the framework caps waits at 15 minutes), and
+    ``-inf`` too (a rejection at once, shown as Go's shortest Duration); NaN, bools, strings and
+    None are not.
     """
     if isinstance(t, datetime.timedelta):
         t = t.total_seconds()
     if isinstance(t, (bool, np.bool_)) or not isinstance(t, (int, float, np.integer, np.floating)):
         return None
-    f = float(t)
-    if math.isnan(f) or f < 0:
+    try:
+        f = float(t)
+    except OverflowError:  # an int past a float's range: as far as a Duration goes either way
+        f = math.inf if t > 0 else -math.inf
+    if math.isnan(f):
         return None
     return f
 

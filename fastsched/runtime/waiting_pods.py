@@ -1,6 +1,7 @@
 """Pods waiting at Permit (upstream ``runtime/waiting_pods_map.go``)."""
 from __future__ import annotations
 
+import math
 import threading
 from functools import lru_cache, partial
 from typing import TYPE_CHECKING, Callable
@@ -13,9 +14,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..api import Pod
 
 
+#: a Go time.Duration's range, in nanoseconds (int64)
+_DURATION_MIN, _DURATION_MAX = -(2**63), 2**63 - 1
+
+
 def format_go_duration(seconds: float) -> str:
-    """Go's ``time.Duration.String()`` for the common cases (``10s``, ``1m30s``, ``15m0s``, ``500ms``)."""
-    ns = round(seconds * 1e9)
+    """Go's ``time.Duration.String()`` (``10s``, ``1m30s``, ``15m0s``, ``500ms``, ``-5s``); a value
+    past a Duration's int64 nanoseconds (``inf`` too) is shown as the nearest Duration."""
+    ns = round(seconds * 1e9) if math.isfinite(seconds) else (_DURATION_MAX if seconds > 0 else _DURATION_MIN)
+    ns = min(max(ns, _DURATION_MIN), _DURATION_MAX)
     if ns == 0:
         return "0s"
     sign = "-" if ns < 0 else ""

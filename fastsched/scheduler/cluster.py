@@ -43,7 +43,7 @@ from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass
                            synced_volume)
 from ..api.strategy import prepare_for_create, raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
-from ..api.validation import ValidationError, not_found
+from ..api.validation import ValidationError, group_resource, not_found
 from ..controller import RECONCILERS, reconcile
 from ..controller import persistentvolume as pv_controller
 from ..controller.persistentvolume import bind_immediate_claims, claim_is_unbound
@@ -146,6 +146,9 @@ class Cluster:
         self.priority_admission = True
         self.names = NameGenerator(seed)
         self.namespaces: dict[str, Namespace] = {}
+        #: the names of the namespaces being deleted (status.phase Terminating): the
+        #: NamespaceLifecycle admission refuses new pods there (see _admit)
+        self._terminating_namespaces: set[str] = set()
         self.priority_classes: dict[str, PriorityClass] = {}
         #: (number of classes, the global default one) when last found (see _global_default_priority_class)
         self._global_default_pc: tuple[int, PriorityClass | None] | None = None
@@ -358,6 +361,10 @@ class Cluster:
         ns = self._admitted(ns, Namespace)
         existed = ns.name in self.namespaces
         self.namespaces[ns.name] = ns
+        if _namespace_terminating(ns):
+            self._terminating_namespaces.add(ns.name)
+        else:
+            self._terminating_namespaces.discard(ns.name)
         self._handler.on_namespace_add(ns, existed)
 
     def add_priority_class(self, pc: Any) -> None:
@@ -707,13 +714,17 @@ class Cluster:
         return admitted
 
     def _admit(self, pod: Pod) -> tuple[Pod, str]:
-        """The API server's admission of a new pod: DefaultTolerationSeconds for a pod to schedule
-        (a bound pod came from a cluster, through admission already; its tolerations change no
+        """The API server's admission of a new pod: NamespaceLifecycle (first, as the API server
+        orders them) for a pod to schedule, refused in a namespace being terminated (see
+        _namespace_terminating_refusal); DefaultTolerationSeconds for a pod to schedule (a bound
+        pod came from a cluster, through admission already; its tolerations change no
         decision, and bulk adds of bound pods skip the copy), then Priority (the class resolved),
         then RuntimeClass for a pod to schedule: a bound pod's overhead, nodeSelector and
         tolerations are what the admission made them when it was created (a dump need not hold
         the RuntimeClasses), and the bulk adds of bound pods agree."""
         if not pod.node_name:
+            if pod.namespace in self._terminating_namespaces:
+                return pod, _namespace_terminating_refusal(pod)
             pod = _with_default_tolerations(pod)
         pod, err = self._admit_priority(pod)
         if err or pod.node_name:
@@ -1037,6 +1048,9 @@ class Cluster:
     def delete_object(self, kind: str, name: str, namespace: str = "default") -> None:
         """Delete an object added with :meth:`add_object`; what it controls goes with it
         (cascading deletion by owner references: a Deployment's ReplicaSets and their pods)."""
+        if kind == "PriorityClass":
+            self._delete_priority_class(name)
+            return
         store = self._objects.get(kind, {})
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
         obj = store.pop(key, None)
@@ -1055,6 +1069,17 @@ class Cluster:
         self._delete_dependents(obj)
         if isinstance(obj, PersistentVolumeClaim):
             pv_controller.reclaim_volumes(self, obj)  # its volume released, deleted or recycled
+
+    def _delete_priority_class(self, name: str) -> None:
+        """Delete a PriorityClass: the pods admitted with its value keep it (as upstream, where
+        the priority is written into the pod). A system class cannot be deleted, added or not
+        (pkg/registry/scheduling/priorityclass/storage REST.Delete)."""
+        if name in SYSTEM_PRIORITY_CLASSES:
+            raise ManifestError(f'{group_resource("PriorityClass")} "{name}" is forbidden: this is a system '
+                                "priority class and cannot be deleted", source=f"PriorityClass {name}")
+        if self.priority_classes.pop(name, None) is None:
+            raise not_found("PriorityClass", name)
+        self._global_default_pc = None
 
     def _delete_dependents(self, owner: KubeObject) -> None:
         if owner.namespace and not any(self._controlled.get((kind, owner.namespace, owner.uid))
@@ -1125,7 +1150,11 @@ class Cluster:
         if kind == "Namespace":
             return list(self.namespaces.values())
         if kind == "PriorityClass":
-            return list(self.priority_classes.values())
+            # the system classes first (kube-apiserver creates them as it starts), as added when a
+            # dump holds them too, then the added ones
+            added = self.priority_classes
+            return [*(added.get(name, pc) for name, pc in SYSTEM_PRIORITY_CLASSES.items()),
+                    *(pc for name, pc in added.items() if name not in SYSTEM_PRIORITY_CLASSES)]
         if kind == "PodDisruptionBudget":
             return list(self.pdbs.values())
         return list(self._objects.get(kind, {}).values())
@@ -1280,7 +1309,12 @@ class Cluster:
         return list(self.pdbs.values())
 
     def preempt_pod(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
-        """Delete a preemption victim (upstream patches DisruptionTarget then deletes it)."""
+        """Delete a preemption victim (upstream patches DisruptionTarget then deletes it). A
+        victim already gone answers NotFound before anything else: not counted in
+        ``metrics.preemption_victims`` (the pods deleted by preemption) nor told to the
+        preemption callbacks (a simulation would end its record twice and count its PDB twice)."""
+        if victim.uid not in self.pods:
+            raise not_found("Pod", victim.name)
         self._handler.on_preempting(victim, preemptor, node_name)
         self.delete_pod(victim, reason=f"preempted by {preemptor.key} on node {node_name}")
 
@@ -1309,6 +1343,28 @@ class Cluster:
 #: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
 _DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
                              for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+def _namespace_terminating(ns: Namespace) -> bool:
+    """Whether a namespace is being deleted: ``status.phase`` Terminating, which the namespace's
+    registry sets with its ``deletionTimestamp`` (one built in code with a deletion timestamp
+    counts: it has no status to say it)."""
+    status = (ns.manifest or {}).get("status")
+    return (isinstance(status, Mapping) and status.get("phase") == "Terminating") or ns.deletion_timestamp is not None
+
+
+def _namespace_terminating_refusal(pod: Pod) -> str:
+    """The NamespaceLifecycle admission's refusal of a new pod in a namespace being deleted
+    (k8s.io/apiserver admission/plugin/namespace/lifecycle Lifecycle.Admit, Create).
+
+    Only for pods to schedule: a bound pod (a dump's) was created before its namespace began
+    terminating, as were the pods a dump shows being deleted (those are Terminating anyway). A pod
+    whose namespace was not added is admitted, where the API server answers ``namespaces "x" not
+    found``: cluster dumps and scheduler_perf configs seldom hold their Namespace objects, and
+    the rest of fastsched reads a namespace not added as one without labels (namespaceSelector,
+    PodAffinity, the controllers) rather than as missing."""
+    return (f'pods "{pod.name}" is forbidden: unable to create new content in namespace {pod.namespace} '
+            "because it is being terminated")
 
 
 #: the RuntimeClass admission's refusal of an overhead no RuntimeClass defines (validateOverhead)

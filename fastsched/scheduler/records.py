@@ -57,6 +57,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..framework.status import Code, Status
+from ..runtime.waiting_pods import format_go_duration
 
 __all__ = ["AttemptRecord", "RECORD_MODES", "kss_annotations", "kss_attempt_annotations", "kss_keys",
            "kss_result_history_key", "KSS_KEYS", "KSS_LEGACY_KEYS", "KSS_RESULT_HISTORY_KEY",
@@ -140,21 +141,6 @@ def _status_dict(s: Status | None) -> dict | None:
     if s is None:
         return None
     return {"code": str(s.code()), "reasons": list(s.reasons()), "plugin": s.plugin()}
-
-
-def _go_duration(seconds: float) -> str:
-    """A duration as Go's ``time.Duration.String()`` prints the common cases (``0s``, ``10s``, ``1m30s``)."""
-    if seconds == 0:
-        return "0s"
-    whole = float(seconds)
-    minutes, secs = divmod(whole, 60.0)
-    hours, minutes = divmod(minutes, 60.0)
-    text = f"{secs:g}s"
-    if hours:
-        return f"{int(hours)}h{int(minutes)}m{text}"
-    if minutes:
-        return f"{int(minutes)}m{text}"
-    return text
 
 
 class AttemptRecord:
@@ -541,7 +527,7 @@ def kss_attempt_annotations(rec: AttemptRecord, *, legacy_keys: bool = False) ->
         keys["finalscore"]: dump(final),
         keys["reserve"]: dump({k: _status_text(v) for k, v in rec.reserve.items()}),
         keys["permit"]: dump({k: _status_text(v) for k, v in rec.permit.items()}),
-        keys["permit_timeout"]: dump({k: _go_duration(rec.permit_timeouts.get(k, 0.0)) for k in rec.permit}),
+        keys["permit_timeout"]: dump({k: format_go_duration(rec.permit_timeouts.get(k, 0.0)) for k in rec.permit}),
         keys["prebind"]: dump({k: _status_text(v) for k, v in rec.pre_bind.items()}),
         keys["bind"]: dump(plugin_bind),
         keys["selected_node"]: rec.selected_node,

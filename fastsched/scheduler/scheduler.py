@@ -522,7 +522,8 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
                     break
                 continue
             if qpi is not None:
-                if until is None and self._failures and self._park_if_settled(qpi):
+                if self._failures and (self._park_if_settled(qpi) if until is None
+                                       else self._park_if_waits_no_time(qpi)):
                     continue
                 if cycle_cost is None:
                     schedule_one(qpi)
@@ -793,6 +794,23 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
         if not members or not all(self._failed_twice_now(m.pod.uid) for m in members):
             return False
         self.queue.park_pod_group(entity)
+        return True
+
+    def _park_if_waits_no_time(self, qpi: QueuedPodInfo) -> bool:
+        """In ``run(until=...)``: a popped pod parked (as :meth:`_park_if_settled`) when its last
+        two attempts ended at this very instant, on the committed cluster as it is, in Permit
+        waits rejected at once (a Permit plugin answering Wait with a timeout of 0 or less, which
+        upstream's timer fires at once). The rejection clears the pod's Permit-time nomination,
+        which requeues it to be popped at once (see the v1.37 port notes): upstream retries it in
+        a loop as fast as its cycles run; on a virtual clock the loop takes no time and ``run``
+        would never reach ``until``. Parked, it waits for an event or the unschedulable timeout,
+        as :meth:`_park_group_if_looping` does for pod groups. A wait that takes time moves the
+        clock between attempts and is never parked here."""
+        uid = qpi.pod.uid
+        last = self._failures.get(uid)
+        if last is None or last.wait_rejections < 2 or not self._failed_twice_now(uid):
+            return False
+        self.queue.park(qpi, last.unschedulable_plugins, last.pending_plugins)
         return True
 
     def _failed_twice_now(self, uid: str) -> bool:

@@ -194,6 +194,25 @@ def test_unexamined_nodes_are_counted_when_upstream_stops_early():
     assert (rec.total_scores == rec.weighted_scores.sum(axis=0)).all()
 
 
+@pytest.mark.parametrize("timeout,shown", [(0.5, "500ms"), (90.0, "1m30s"), (-5.0, "-5s"), (-90.0, "-1m30s")])
+def test_permit_timeouts_are_recorded_as_go_durations(timeout, shown):
+    """KSS writes the timeout with Go's Duration.String(): sub-second ones in ms, negative ones
+    (valid upstream: the timer fires at once) with their sign."""
+    class Gate(PermitPlugin):
+        def name(self):
+            return "Gate"
+
+        def permit(self, state, pod, node_name):
+            return Status(Code.WAIT), timeout
+
+    s = scheduler_with(Gate(), "permit")
+    s.add_pod(make_pod("p"))
+    (r,) = s.run(until=200)
+    rec = r.history[0]
+    assert json.loads(kss_attempt(rec)[KSS_KEYS["permit_timeout"]]) == {"Gate": shown}
+    assert rec.permit_wait == f"rejected due to timeout after waiting {shown} at plugin Gate"
+
+
 def test_permit_wait_and_its_outcome_are_recorded():
     class Gate(PermitPlugin):
         def name(self):

@@ -109,3 +109,69 @@ def test_each_pod_is_bound_after_its_own_timeouts_or_ends_after_the_retries(wait
         else:
             assert (r.status, r.attempts) == (SCHEDULED, k + 1)
     assert s.cache.pod_count() == sum(k is not None for k in waits) and not s._waiting
+
+
+class WaitsNegative:
+    """Permit: Wait with a negative timeout for the odd pods, Success for the others."""
+
+    def name(self):
+        return NAME
+
+    def permit(self, state, pod, node_name):
+        return (Status(Code.WAIT), -5) if int(pod.name[1:]) % 2 else (None, 0)
+
+
+def test_many_pods_waiting_with_a_negative_timeout_are_rejected_by_the_timeout():
+    """A negative Permit timeout fires at once (upstream's time.AfterFunc): with many pods, each
+    waiting pod is rejected by the timeout in upstream's words, retried like any Permit
+    rejection, and never reported as an Error; the others bind and nothing stays assumed."""
+    s = _scheduler(WaitsNegative(), 4)
+    s.add_pods([make_pod(f"p{i}", cpu="50m") for i in range(60)])
+    results = s.run()
+    assert len(results) == 60
+    for i, r in enumerate(results):
+        if i % 2:
+            assert r.status == UNSCHEDULABLE and r.attempts == s.permit_wait_retries
+            assert r.message == (f"0/1 nodes are available: 1 rejected due to timeout after waiting "
+                                 f"-5s at plugin {NAME}.")
+        else:
+            assert r.status == SCHEDULED
+    assert s.metrics.attempts["error"] == 0
+    assert s.cache.pod_count() == 30 and not s._waiting
+    assert all(not s.cache.is_assumed_pod(r.pod) for r in results)
+
+
+class WaitsNoTime:
+    """Permit: Wait with a timeout of ``timeout`` (0 or less: rejected at once) for every pod."""
+
+    def __init__(self, timeout):
+        self.timeout, self.calls = timeout, 0
+
+    def name(self):
+        return NAME
+
+    def permit(self, state, pod, node_name):
+        self.calls += 1
+        assert self.calls < 5000, "run(until) spins at one virtual instant"
+        return Status(Code.WAIT), self.timeout
+
+
+@pytest.mark.parametrize("timeout", [0, -5, 0.0])
+def test_run_until_with_waits_of_no_time_reaches_until(timeout):
+    """A wait rejected at once requeues its pod at once (its nomination's clearing): upstream
+    retries it as fast as its cycles run; ``run(until)`` on the virtual clock looped at t=0 for
+    ever (memory growing), with a timeout of 0 already on main. Now each pod is parked after two
+    such failures at one instant and retried at the unschedulable timeout's flushes."""
+    plugin = WaitsNoTime(timeout)
+    s = _scheduler(plugin, 4)
+    s.add_pods([make_pod(f"p{i}", cpu="50m") for i in range(50)])
+    results = s.run(until=100)
+    assert s.clock.now() == 100
+    assert [r.status for r in results] == [UNSCHEDULABLE] * 50
+    assert {r.attempts for r in results} == {2}
+    shown = "0s" if timeout == 0 else "-5s"
+    assert {r.message for r in results} == {f"0/1 nodes are available: 1 rejected due to timeout after waiting "
+                                            f"{shown} at plugin {NAME}."}
+    results = s.run(until=700)  # the flushes at 5 and 10 minutes: two attempts each time
+    assert {r.attempts for r in results} == {6}
+    assert s.cache.pod_count() == 0 and not s._waiting

@@ -425,12 +425,12 @@ def test_pre_bind_pre_flight_returning_garbage_is_an_error():
     assert st.message() == 'running PreBindPreFlight "X": ' + msg("X", "0", "PreBindPreFlight", "a Status or None")
 
 
-WAIT_EXPECTED = "a (Status or None, timeout in seconds) pair with a non-negative timeout"
+WAIT_EXPECTED = "a (Status or None, timeout in seconds) pair with a real-number timeout"
 
 
-@pytest.mark.parametrize("timeout,shown", [(-1, "-1"), ("10s", "'10s'"), (None, "None"), (float("nan"), "nan"),
+@pytest.mark.parametrize("timeout,shown", [("10s", "'10s'"), (None, "None"), (float("nan"), "nan"),
                                            (True, "True")],
-                         ids=["negative", "str", "None", "nan", "bool"])
+                         ids=["str", "None", "nan", "bool"])
 def test_permit_wait_with_a_bad_timeout_is_an_error(timeout, shown):
     fw = fw_with(Returns("W", permit=(Status(Code.WAIT), timeout)), "permit")
     pod = make_pod("p")
@@ -451,6 +451,25 @@ def test_permit_wait_accepts_real_timeouts(timeout, want):
     assert st.code() == Code.WAIT
     st = fw.wait_on_permit(pod)
     assert st.code() == Code.UNSCHEDULABLE and fw.clock.now() == want
+
+
+@pytest.mark.parametrize("timeout,shown", [(-1, "-1s"), (-2.5, "-2.5s"), (datetime.timedelta(seconds=-90), "-1m30s"),
+                                           (np.int64(-3), "-3s"), (-0.25, "-250ms"),
+                                           (-math.inf, "-2562047h47m16.854775808s")],
+                         ids=["int", "float", "timedelta", "numpy", "sub-second", "-inf"])
+def test_permit_wait_with_a_negative_timeout_is_rejected_by_the_timeout_at_once(timeout, shown):
+    """Upstream's newWaitingPod arms ``time.AfterFunc(waitTime, ...)``, which with a negative
+    duration fires at once: the pod waits, then is rejected by the timeout, in its words (Go's
+    Duration.String of the negative value), the clock not moving. (fastsched took it as a plugin
+    Error.)"""
+    fw = fw_with(Returns("W", permit=(Status(Code.WAIT), timeout)), "permit")
+    pod = make_pod("p")
+    st = fw.run_permit_plugins(CycleState(), pod, "n0")
+    assert st.code() == Code.WAIT and fw.will_wait_on_permit(pod)
+    st = fw.wait_on_permit(pod)
+    assert st.code() == Code.UNSCHEDULABLE and st.plugin() == "W"
+    assert st.message() == f"rejected due to timeout after waiting {shown} at plugin W"
+    assert fw.clock.now() == 0
 
 
 def test_permit_timeout_is_not_read_unless_waiting():
@@ -562,9 +581,9 @@ def scheduler_with(point, **values):
     ("preFilter", {"pre_filter": "garbage"},
      'running PreFilter plugin "Odd": ' + msg("Odd", "'garbage'", "PreFilter",
                                               "a (PreFilterResult or None, Status or None) pair")),
-    ("permit", {"permit": (Status(Code.WAIT), -5)},
-     'running Permit plugin "Odd": ' + msg("Odd", "(Status(code=Wait), -5)", "Permit", WAIT_EXPECTED)),
-], ids=["filter-ok", "filter-0", "score-float", "prefilter-garbage", "permit-negative-timeout"])
+    ("permit", {"permit": (Status(Code.WAIT), float("nan"))},
+     'running Permit plugin "Odd": ' + msg("Odd", "(Status(code=Wait), nan)", "Permit", WAIT_EXPECTED)),
+], ids=["filter-ok", "filter-0", "score-float", "prefilter-garbage", "permit-nan-timeout"])
 def test_scheduler_run_returns_and_the_pod_fails_with_error(point, values, message):
     s = scheduler_with(point, **values)
     s.add_pod(make_pod("bad-pod"))

@@ -490,3 +490,174 @@ def test_with_priority_admission_off_several_defaults_give_the_lowest_value():
     s.cluster.priority_admission = True
     s.add_pod(make_pod("p"))
     assert s.get_pod("default", "p").priority == 10
+
+
+# -- the system PriorityClasses as the API server lists them (reliab10) ------------------------------
+SYSTEM_CLASSES = {"system-node-critical": 2000001000, "system-cluster-critical": 2000000000}
+
+
+def test_the_system_priority_classes_are_listed_as_the_api_server_lists_them():
+    """``kubectl get priorityclasses`` on any cluster shows the two system classes (created by
+    kube-apiserver at start); ``objects("PriorityClass")`` listed only the added ones."""
+    s = Scheduler()
+    s.add(_pc("low", 10))
+    listed = s.objects("PriorityClass")
+    assert [m["metadata"]["name"] for m in listed] == ["system-node-critical", "system-cluster-critical", "low"]
+    for m in listed[:2]:
+        assert m["apiVersion"] == "scheduling.k8s.io/v1" and m["kind"] == "PriorityClass"
+        assert m["value"] == SYSTEM_CLASSES[m["metadata"]["name"]]
+        assert m["preemptionPolicy"] == "PreemptLowerPriority" and not m.get("globalDefault")
+        assert m["description"].startswith("Used for system critical pods")
+    assert [pc.name for pc in s.cluster.list_objects("PriorityClass")] == [m["metadata"]["name"] for m in listed]
+
+
+def test_a_dump_holding_the_system_classes_lists_each_once_and_reloads():
+    """A dump (``kubectl get priorityclasses -o yaml``) holds them: each is listed once, as
+    given, and what objects() gives loads into a new Scheduler again."""
+    s = Scheduler()
+    s.add(_pc("system-cluster-critical", 2000000000))
+    s.add(_pc("low", 10))
+    listed = s.objects("PriorityClass")
+    names = [m["metadata"]["name"] for m in listed]
+    assert names == ["system-node-critical", "system-cluster-critical", "low"]
+    again = Scheduler()
+    for m in listed:
+        again.add(m)
+    assert [m["metadata"]["name"] for m in again.objects("PriorityClass")] == names
+    assert {pc.name: pc.value for pc in again.cluster.list_objects("PriorityClass")} == {**SYSTEM_CLASSES, "low": 10}
+
+
+@pytest.mark.parametrize("added", [False, True], ids=["built-in", "from-a-dump"])
+@pytest.mark.parametrize("name", sorted(SYSTEM_CLASSES))
+def test_a_system_priority_class_cannot_be_deleted(name, added):
+    """pkg/registry/scheduling/priorityclass/storage REST.Delete: Forbidden, by name, whether the
+    dump held it or not; the class stays, and pods naming it are still admitted."""
+    from fastsched.api import ManifestError
+
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    if added:
+        s.add(_pc(name, SYSTEM_CLASSES[name]))
+    with pytest.raises(ManifestError) as err:
+        s.delete_object("PriorityClass", name)
+    assert str(err.value).endswith(f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: this is a system '
+                                   "priority class and cannot be deleted")
+    assert s.get_object("PriorityClass", name) is not None
+    s.add(_pc_pod("p", name))
+    assert s.get_pod("default", "p").priority == SYSTEM_CLASSES[name]
+
+
+def test_an_added_priority_class_can_be_deleted():
+    """Deleting an added class worked nowhere (``priorityclasses.scheduling.k8s.io "low" not
+    found``); now it goes: pods admitted with it keep their priority, later ones are refused as
+    naming no class, and a global default deleted is no longer given."""
+    from fastsched.errors import NotFoundError
+
+    s = Scheduler()
+    s.add_nodes([make_node("n0")])
+    s.add(_pc("low", 10, default=True))
+    s.add(_pc_pod("a", "low"))
+    s.delete_object("PriorityClass", "low")
+    assert s.get_object("PriorityClass", "low") is None
+    assert "low" not in [m["metadata"]["name"] for m in s.objects("PriorityClass")]
+    assert s.get_pod("default", "a").priority == 10
+    s.add(_pc_pod("b", "low"))
+    s.add_pod(make_pod("c"))
+    assert s.get_pod("default", "c").priority is None  # the default went with it
+    results = {r.pod.name: r for r in s.run()}
+    assert results["b"].status == "Error" and results["b"].message == "no PriorityClass with name low was found"
+    assert results["a"].status == results["c"].status == "Scheduled"
+    with pytest.raises(NotFoundError, match='priorityclasses.scheduling.k8s.io "low" not found'):
+        s.delete_object("PriorityClass", "low")
+
+
+# -- NamespaceLifecycle (reliab10) -----------------------------------------------------------------------
+TERMINATING = "unable to create new content in namespace {ns} because it is being terminated"
+
+
+def _ns(name: str, terminating: bool = False, *, by: str = "phase") -> dict:
+    m: dict = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    if terminating and by == "phase":
+        m["status"] = {"phase": "Terminating"}
+    elif terminating:
+        m["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return m
+
+
+def _ns_pod(name: str, ns: str, **spec) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns},
+            "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "10m"}}}], **spec}}
+
+
+@pytest.mark.parametrize("by", ["phase", "deletionTimestamp"])
+def test_a_new_pod_in_a_terminating_namespace_is_refused(by):
+    """The NamespaceLifecycle admission (k8s.io/apiserver lifecycle.Admit, Create): a pod created
+    in a namespace being terminated is refused in its words; many pods, in several namespaces,
+    through run() and explain alike; the pods of live namespaces, of namespaces never added and
+    the bound pods of the terminating one (created before it began terminating) are unaffected."""
+    s = Scheduler()
+    s.add_nodes([make_node(f"n{i}", cpu="4") for i in range(3)])
+    s.add([_ns("live"), _ns("gone", True, by=by)])
+    s.add(_ns_pod("old", "gone", nodeName="n0"))
+    s.add([_ns_pod(f"p{i}", ("live", "gone", "never-added", "default")[i % 4]) for i in range(60)])
+    results = {r.pod.name: r for r in s.run()}
+    for i in range(60):
+        r = results[f"p{i}"]
+        if i % 4 == 1:
+            want = f'pods "p{i}" is forbidden: ' + TERMINATING.format(ns="gone")
+            assert r.status == "Error" and r.message == want
+            assert s.explain(r.pod).admission_error == want
+            ex = s.explain(_ns_pod(f"new{i}", "gone"))  # not created yet: the same refusal, no verdict
+            assert ex.admission_error == f'pods "new{i}" is forbidden: ' + TERMINATING.format(ns="gone")
+            assert ex.feasible == [] and ex.filter == {}
+        else:
+            assert r.status == "Scheduled", r.message
+    assert s.get_pod("gone", "old").node_name == "n0"
+
+
+def test_a_namespace_becoming_terminating_refuses_later_pods_only():
+    """A namespace re-added as terminating refuses the pods created after; re-added active (a
+    dump of a later time: the name reused) admits them again."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="4")])
+    s.add(_ns("team"))
+    s.add(_ns_pod("before", "team"))
+    s.add(_ns("team", True))
+    s.add(_ns_pod("during", "team"))
+    s.add(_ns("team"))
+    s.add(_ns_pod("after", "team"))
+    results = {r.pod.name: r for r in s.run()}
+    assert results["before"].status == results["after"].status == "Scheduled"
+    assert results["during"].status == "Error"
+    assert results["during"].message.endswith(TERMINATING.format(ns="team"))
+
+
+def test_a_controllers_pods_in_a_terminating_namespace_are_refused():
+    """The ReplicaSet controller's creates go through the same admission."""
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="4")])
+    s.add(_ns("gone", True))
+    s.add({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "gone"},
+           "spec": {"replicas": 3, "selector": {"matchLabels": {"a": "b"}},
+                    "template": {"metadata": {"labels": {"a": "b"}},
+                                 "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+    results = s.run()
+    assert len(results) == 3
+    assert all(r.status == "Error" and r.message.endswith(TERMINATING.format(ns="gone")) for r in results)
+    assert s.cache.pod_count() == 0
+
+
+def test_a_forks_terminating_namespaces_are_its_own_and_a_transaction_reverts_them():
+    s = Scheduler()
+    s.add_nodes([make_node("n0", cpu="4")])
+    s.add(_ns("a"))
+    f = s.fork()
+    f.add(_ns("a", True))
+    s.add(_ns_pod("x", "a"))
+    f.add(_ns_pod("x", "a"))
+    assert [r.status for r in s.run()] == ["Scheduled"]
+    assert [r.status for r in f.run()] == ["Error"]
+    with s.transaction():
+        s.add(_ns("c", True))
+    s.add(_ns_pod("z", "c"))
+    assert {r.pod.name: r.status for r in s.run()} == {"x": "Scheduled", "z": "Scheduled"}

@@ -130,3 +130,48 @@ def test_a_pod_scheduled_earlier_can_become_a_victim(scheduler):
     assert res["high"].status == "Scheduled" and res["high"].node_name == "n1"
     assert res["mid"].status == "Deleted"
     assert s.metrics.preemption_victims == 2
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_a_victim_deleted_meanwhile_is_neither_counted_nor_told(scheduler, asynchronous):
+    """Two victims on one node; a preemption observer deletes the second as the first goes (a
+    controller reacting, in a simulation). The second's deletion answers NotFound, which the
+    preemption takes as already deleted (v1.37 executor.go PreemptPod); it was counted in
+    ``metrics.preemption_victims`` (the pods deleted by preemption) and told to the observers
+    all the same, so a simulation ended its record a second time. (The asynchronous path looked
+    the victim up first already.)"""
+    from fastsched.features import FeatureGates
+
+    s = scheduler(feature_gates=FeatureGates({"SchedulerAsyncPreemption": asynchronous}))
+    s.add([make_node("n1", cpu="1", memory="1Gi")])
+    s.add([make_pod("low-a", cpu="400m", priority=0, node_name="n1"),
+           make_pod("low-b", cpu="400m", priority=0, node_name="n1")])
+    told = []
+
+    def observer(victim, preemptor, node_name):
+        told.append(victim.name)
+        other = "low-b" if victim.name == "low-a" else "low-a"
+        if s.get_pod("default", other) is not None:
+            s.delete_pod(s.get_pod("default", other), reason="deleted by a controller")
+
+    s.preemption_callbacks.append(observer)
+    s.add(make_pod("high", cpu="900m", priority=100))
+    res = results_by_name(s)
+    assert res["high"].status == "Scheduled" and res["high"].node_name == "n1"
+    assert len(told) == 1 and s.metrics.preemption_victims == 1
+    assert sorted(p.name for p in s.pods.values()) == ["high"]
+
+
+def test_preempting_a_pod_already_gone_answers_not_found_first(scheduler):
+    from fastsched.errors import NotFoundError
+
+    s = scheduler()
+    s.add([make_node("n1", cpu="1", memory="1Gi")])
+    s.add(make_pod("low", cpu="400m", priority=0, node_name="n1"))
+    victim = s.get_pod("default", "low")
+    told = []
+    s.preemption_callbacks.append(lambda v, p, n: told.append(v.name))
+    s.delete_pod(victim)
+    with pytest.raises(NotFoundError, match='pods "low" not found'):
+        s.cluster.preempt_pod(victim, make_pod("high", priority=100), "n1")
+    assert told == [] and s.metrics.preemption_victims == 0

@@ -192,3 +192,49 @@ def test_equal_manifests_with_shared_parts_get_one_key():
     fresh = copy.deepcopy(TEMPLATE)
     fresh["spec"]["nodeSelector"] = {"app": "web"}
     assert PodTemplates().key(shared) == PodTemplates().key(fresh)
+
+
+def _with(path_value: dict) -> dict:
+    m = copy.deepcopy(TEMPLATE)
+    m["spec"].update(path_value)
+    return m
+
+
+@pytest.mark.parametrize("values", [
+    [1, 1, True, True, 1.0, 1.0, 0.0, -0.0, float("nan"), float("nan"), "1", "1", None, None, [1], [1], (1,), [True]],
+    [{"a": 1, "b": 2}, {"a": 1, "b": 2}, {"b": 2, "a": 1}, {"a": 1, "b": 2, "c": 3}, {"a": 1}, {"a": True, "b": 2}],
+    [["x", "y"], ["x", "y"], ["y", "x"], ["x"], ["x", "y", "z"], ("x", "y"), b"x", b"x", 10**30, 10**30, 10**30 + 1],
+])
+def test_a_key_reused_from_the_last_manifest_is_the_key_serialization_gives(values):
+    """The fast path (a manifest the same as the last one serialized gets its bytes) gives every
+    manifest the key a cache that never saw another gives it: exact types, dict order, floats
+    (``-0.0 == 0.0``, NaN) and containers of other lengths included."""
+    templates = PodTemplates()
+    for value in values:
+        m = _with({"priority": value})
+        assert templates.key(m) == PodTemplates().key(copy.deepcopy(m)), value
+
+
+def test_a_manifest_changed_in_place_and_passed_again_gets_its_new_key():
+    """The fast path compares with a copy of its own: a caller's manifest changed in place (a
+    builder that reuses one dict) is not mistaken for the one serialized before."""
+    templates = PodTemplates()
+    m = copy.deepcopy(TEMPLATE)
+    first = templates.key(m)
+    m["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "500m"
+    m["metadata"]["labels"]["app"] = "db"  # (per pod here: the spec has affinity, so the template's)
+    second = templates.key(m)
+    assert second != first and second == PodTemplates().key(copy.deepcopy(m))
+
+
+def test_same_values_is_exact():
+    from fastsched._kernels._manifest import same_values
+
+    class Sub(dict):
+        pass
+
+    assert same_values({"a": [1, "x", None, True, {"b": (2,)}]}, {"a": [1, "x", None, True, {"b": (2,)}]})
+    for a, b in [(1, True), (1, 1.0), (0, False), (1.0, 1.0), ("1", 1), ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+                 ([1], (1,)), ({"a": 1}, Sub(a=1)), ([1, 2], [1]), ({"a": 1}, {"a": 1, "b": 1}), (None, False),
+                 ({"a": [1]}, {"a": [2]}), (b"x", b"x")]:
+        assert not same_values(a, b) and not same_values(b, a), (a, b)

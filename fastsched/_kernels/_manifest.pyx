@@ -68,3 +68,36 @@ def same_values(a, b):
     """Whether ``a`` and ``b`` are the same value of the same exact types in the same order (see
     the module docstring): True only when ``marshal.dumps`` would write them the same."""
     return _same(a, b)
+
+
+cdef bint _same_but(dict a, object skip, bint skip_node_name, dict b) except -1:
+    """Whether ``{k: v for k, v in a.items() if k not in skip}`` (or, with ``skip_node_name``,
+    ``... if k != "nodeName"``) is :func:`same_values` as ``b``, without building it."""
+    cdef Py_ssize_t pa = 0, pb = 0
+    cdef PyObject *ka
+    cdef PyObject *va
+    cdef PyObject *kb
+    cdef PyObject *vb
+    while PyDict_Next(a, &pa, &ka, &va):
+        if type(<object>ka) is not str:
+            # (a key of another type: its hash and equality could run Python code while ``a``'s
+            # entries are borrowed; the caller serializes such a manifest)
+            return False
+        if skip is not None and <object>ka in skip:
+            continue
+        if skip_node_name and <str>ka == "nodeName":
+            continue
+        if not PyDict_Next(b, &pb, &kb, &vb):
+            return False
+        if not _same(<object>ka, <object>kb) or not _same(<object>va, <object>vb):
+            return False
+    return not PyDict_Next(b, &pb, &kb, &vb)
+
+
+def same_shared(api_version, kind, dict metadata, skip_metadata, dict spec, bint skip_node_name, tuple last):
+    """Whether the shared part of a Pod manifest, ``(api_version, kind, metadata without the keys
+    in skip_metadata, spec without "nodeName" if skip_node_name)`` as ``fastsched.api.templates``
+    builds it, is :func:`same_values` as ``last`` (a 4-tuple of that shape), without building it."""
+    return (len(last) == 4 and _same(api_version, last[0]) and _same(kind, last[1])
+            and type(last[2]) is dict and _same_but(metadata, skip_metadata, False, last[2])
+            and type(last[3]) is dict and _same_but(spec, None, skip_node_name, last[3]))

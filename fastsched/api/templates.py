@@ -13,7 +13,7 @@ same key only when they hold equal values of the same exact types in the same or
 them in 2 µs where ``repr`` took 5; plus whether the pod is bound and whether it is named) to the
 first Pod decoded and validated from it. A manifest whose shared part is the same as the last one
 serialized (pods of one template come one after another) is not serialized again: the compiled
-``same_values`` compares it with a private copy of that one (read back from its bytes: the caller
+``same_shared`` compares it with a private copy of that one (read back from its bytes: the caller
 may change its manifest in place and pass it again), exactly as marshal's bytes would (same exact
 types, same dict order; floats and other types always serialized), and it takes those bytes. A later manifest with the same key is that Pod with its
 own per-pod fields: the decoder would build the same shared fields from the same values, and
@@ -52,7 +52,7 @@ import marshal
 from collections import abc
 from typing import Any, Mapping
 
-from .._kernels._manifest import same_values
+from .._kernels._manifest import same_shared
 from ..util.field import FieldPath
 from ._manifest import as_map, as_string_map, as_timestamp
 from .decode import pod_status_fields
@@ -116,16 +116,17 @@ class PodTemplates:
         # labels are per pod unless the spec reads them (then they are the template's)
         labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
         per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
-        rest = {k: v for k, v in meta.items() if k not in per_pod}
-        if node_name is not None:
-            spec = {k: v for k, v in spec.items() if k != "nodeName"}
-        shared = (document.get("apiVersion"), document.get("kind"), rest, spec)
+        api_version, kind = document.get("apiVersion"), document.get("kind")
         last = self._last
-        if last is not None and same_values(shared, last[0]):
+        if last is not None and same_shared(api_version, kind, meta, per_pod, spec, node_name is not None, last[0]):
             # the same as the last manifest serialized (pods of one template come one after another):
             # its bytes, without writing them again (and their hash, cached on them, for the lookup)
             text = last[1]
         else:
+            rest = {k: v for k, v in meta.items() if k not in per_pod}
+            if node_name is not None:
+                spec = {k: v for k, v in spec.items() if k != "nodeName"}
+            shared = (api_version, kind, rest, spec)
             try:
                 text = marshal.dumps(shared, _MARSHAL_VERSION)
             except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path

@@ -33,6 +33,8 @@ extensions = [
     kernel("_bind", []),
     # the Filter diagnosis of a pod that fits nowhere (integers only)
     kernel("_diagnosis", []),
+    # the template key's exact comparison of manifests (Python objects only)
+    kernel("_manifest", []),
 ]
 
 setup(

@@ -11,7 +11,11 @@ it the cost of one serialization of the manifest's shared part and one copy.
 ``marshal`` bytes: they tell ``1`` from ``"1"``, ``1.0`` and ``True``, and two manifests have the
 same key only when they hold equal values of the same exact types in the same order; marshal writes
 them in 2 µs where ``repr`` took 5; plus whether the pod is bound and whether it is named) to the
-first Pod decoded and validated from it. A later manifest with the same key is that Pod with its
+first Pod decoded and validated from it. A manifest whose shared part is the same as the last one
+serialized (pods of one template come one after another) is not serialized again: the compiled
+``same_shared`` compares it with a private copy of that one (read back from its bytes: the caller
+may change its manifest in place and pass it again), exactly as marshal's bytes would (same exact
+types, same dict order; floats and other types always serialized), and it takes those bytes. A later manifest with the same key is that Pod with its
 own per-pod fields: the decoder would build the same shared fields from the same values, and
 validation depends on the per-pod fields only through the name and node name (the API server does
 not validate a pod's status on create, and fastsched keeps none of resourceVersion, managedFields
@@ -48,6 +52,7 @@ import marshal
 from collections import abc
 from typing import Any, Mapping
 
+from .._kernels._manifest import same_shared
 from ..util.field import FieldPath
 from ._manifest import as_map, as_string_map, as_timestamp
 from .decode import pod_status_fields
@@ -86,10 +91,13 @@ _MARSHAL_VERSION = 2
 class PodTemplates:
     """The template cache of the loader (see the module docstring)."""
 
-    __slots__ = ("_templates",)
+    __slots__ = ("_templates", "_last")
 
     def __init__(self) -> None:
         self._templates: dict[tuple, Pod] = {}
+        #: (a private copy of the shared part of the last manifest serialized, its marshal bytes):
+        #: the next manifest equal to it (``same_values``: exact types, same order) has its bytes
+        self._last: tuple[tuple, bytes] | None = None
 
     def key(self, document: Mapping[str, Any]) -> tuple | None:
         """The template key of a Pod manifest, or None when it must take the full path."""
@@ -108,13 +116,24 @@ class PodTemplates:
         # labels are per pod unless the spec reads them (then they are the template's)
         labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
         per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
-        rest = {k: v for k, v in meta.items() if k not in per_pod}
-        if node_name is not None:
-            spec = {k: v for k, v in spec.items() if k != "nodeName"}
-        try:
-            text = marshal.dumps((document.get("apiVersion"), document.get("kind"), rest, spec), _MARSHAL_VERSION)
-        except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path
-            return None
+        api_version, kind = document.get("apiVersion"), document.get("kind")
+        last = self._last
+        if last is not None and same_shared(api_version, kind, meta, per_pod, spec, node_name is not None, last[0]):
+            # the same as the last manifest serialized (pods of one template come one after another):
+            # its bytes, without writing them again (and their hash, cached on them, for the lookup)
+            text = last[1]
+        else:
+            rest = {k: v for k, v in meta.items() if k not in per_pod}
+            if node_name is not None:
+                spec = {k: v for k, v in spec.items() if k != "nodeName"}
+            shared = (api_version, kind, rest, spec)
+            try:
+                text = marshal.dumps(shared, _MARSHAL_VERSION)
+            except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path
+                return None
+            # compared with a copy of its own, read back from the bytes: the caller's manifest may be
+            # changed in place and passed again
+            self._last = (marshal.loads(text), text)
         # named or not: validation checks a name, or (without one) skips it
         return (bool(node_name), bool(name), labels_per_pod, text)
 

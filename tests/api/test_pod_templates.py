@@ -192,3 +192,91 @@ def test_equal_manifests_with_shared_parts_get_one_key():
     fresh = copy.deepcopy(TEMPLATE)
     fresh["spec"]["nodeSelector"] = {"app": "web"}
     assert PodTemplates().key(shared) == PodTemplates().key(fresh)
+
+
+def _with(path_value: dict) -> dict:
+    m = copy.deepcopy(TEMPLATE)
+    m["spec"].update(path_value)
+    return m
+
+
+@pytest.mark.parametrize("values", [
+    [1, 1, True, True, 1.0, 1.0, 0.0, -0.0, float("nan"), float("nan"), "1", "1", None, None, [1], [1], (1,), [True]],
+    [{"a": 1, "b": 2}, {"a": 1, "b": 2}, {"b": 2, "a": 1}, {"a": 1, "b": 2, "c": 3}, {"a": 1}, {"a": True, "b": 2}],
+    [["x", "y"], ["x", "y"], ["y", "x"], ["x"], ["x", "y", "z"], ("x", "y"), b"x", b"x", 10**30, 10**30, 10**30 + 1],
+])
+def test_a_key_reused_from_the_last_manifest_is_the_key_serialization_gives(values):
+    """The fast path (a manifest the same as the last one serialized gets its bytes) gives every
+    manifest the key a cache that never saw another gives it: exact types, dict order, floats
+    (``-0.0 == 0.0``, NaN) and containers of other lengths included."""
+    templates = PodTemplates()
+    for value in values:
+        m = _with({"priority": value})
+        assert templates.key(m) == PodTemplates().key(copy.deepcopy(m)), value
+
+
+def test_a_manifest_changed_in_place_and_passed_again_gets_its_new_key():
+    """The fast path compares with a copy of its own: a caller's manifest changed in place (a
+    builder that reuses one dict) is not mistaken for the one serialized before."""
+    templates = PodTemplates()
+    m = copy.deepcopy(TEMPLATE)
+    first = templates.key(m)
+    m["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "500m"
+    m["metadata"]["labels"]["app"] = "db"  # (per pod here: the spec has affinity, so the template's)
+    second = templates.key(m)
+    assert second != first and second == PodTemplates().key(copy.deepcopy(m))
+
+
+def test_same_values_is_exact():
+    from fastsched._kernels._manifest import same_values
+
+    class Sub(dict):
+        pass
+
+    assert same_values({"a": [1, "x", None, True, {"b": (2,)}]}, {"a": [1, "x", None, True, {"b": (2,)}]})
+    for a, b in [(1, True), (1, 1.0), (0, False), (1.0, 1.0), ("1", 1), ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+                 ([1], (1,)), ({"a": 1}, Sub(a=1)), ([1, 2], [1]), ({"a": 1}, {"a": 1, "b": 1}), (None, False),
+                 ({"a": [1]}, {"a": [2]}), (b"x", b"x")]:
+        assert not same_values(a, b) and not same_values(b, a), (a, b)
+
+
+def _meta_spec(meta: dict | None = None, spec: dict | None = None, *, affinity: bool = True) -> dict:
+    m = copy.deepcopy(TEMPLATE)
+    if not affinity:
+        del m["spec"]["affinity"]
+    m["metadata"].update(meta or {})
+    m["spec"].update(spec or {})
+    return m
+
+
+def test_the_shared_part_is_compared_without_the_per_pod_fields_wherever_they_are():
+    """``same_shared`` skips the per-pod metadata (and labels when per pod) and a bound pod's
+    ``spec.nodeName`` as the serialized key leaves them out: per-pod fields anywhere in the
+    metadata keep the key; a ``nodeName: null`` kept, a metadata field more or fewer, labels that
+    are the template's, a key that is not a string: each gets the key a fresh cache gives it."""
+    templates = PodTemplates()
+    ordered = {"uid": "u", "name": "web-1", "namespace": "team-a"}
+    manifests = [
+        _meta_spec(),
+        _meta_spec({"name": "web-2", "uid": "u2", "resourceVersion": "7", "creationTimestamp": "2026-01-01T00:00:00Z"}),
+        _meta_spec(spec={"nodeName": "n1"}),
+        _meta_spec(spec={"nodeName": "n2"}),
+        _meta_spec(spec={"nodeName": None}),
+        _meta_spec({"annotations": {"a": "b"}}),
+        _meta_spec(),
+        _meta_spec({"labels": {"app": "db"}}),   # (the spec has affinity: the template's labels)
+        _meta_spec({"labels": {"app": "db"}}, affinity=False),
+        _meta_spec({"labels": {"app": "web"}}, affinity=False),  # (per pod now: the same key)
+        _meta_spec({1: "x"}),
+        _meta_spec({1: "x"}),
+    ]
+    reordered = copy.deepcopy(TEMPLATE)
+    reordered["metadata"] = {**ordered, **{k: v for k, v in reordered["metadata"].items() if k not in ordered}}
+    manifests += [reordered, _meta_spec({"generation": 3, "managedFields": []})]
+    keys = []
+    for m in manifests:
+        keys.append(templates.key(m))
+        assert keys[-1] == PodTemplates().key(copy.deepcopy(m)), m
+    # pods differing only in per-pod fields: the same bytes object, not serialized again
+    assert keys[1][3] is keys[0][3] and keys[3][3] is keys[2][3] and keys[9][3] is keys[8][3]
+    assert keys[4] != keys[3] and keys[7] != keys[6]

@@ -54,7 +54,7 @@ def copy_slots(obj):
 cdef class BindCommit:
     cdef object cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls
     cdef object pod_state_cls, observe_point, changed, store_bound, nominator_delete, run_idle_points
-    cdef object pooled_ints, ints, event, scheduled
+    cdef object pooled_ints, ints, event, event_id, scheduled
     cdef long flag_terminating, flag_affinity, flag_required_anti, flag_host_ports
     cdef object in_cache
     cdef object bulk_has, uid_map_cls, series_cls, series_observe, key_prop, clock_cls, clock_now
@@ -84,6 +84,9 @@ cdef class BindCommit:
         # the shared int objects (extended in place by pooled_ints: the list stays this one)
         self.ints = pooled_ints(1)
         self.event = event
+        # id(event), the key of the queue's memo of its interest (the event is held here: its id
+        # stays that object's), computed once instead of a Python call to id() a pod
+        self.event_id = id(event)
         self.scheduled = scheduled
         self.in_cache = in_cache
         # BulkPods.has inlined for an index of this class (None: always the Python call)
@@ -272,7 +275,7 @@ cdef class BindCommit:
             sched._failed_at.pop(uid, None)
         # queue.assigned_pod_added: nothing to do, and nothing written, when the event's interest
         # is already memoized and no pod is unschedulable or in flight; else the Python call
-        by_id = queue._event_of_interest_by_id.get(id(self.event))
+        by_id = queue._event_of_interest_by_id.get(self.event_id)
         if by_id is None or by_id[0] is not self.event or (
                 by_id[1] and (len(queue._unschedulable_pods) or aq._in_flight)):
             queue.assigned_pod_added(assumed)
@@ -415,7 +418,7 @@ cdef class BindCommit:
             sched._failed_at.pop(uid, None)
         # queue.assigned_pod_added: nothing when the event interests no plugin; with nothing
         # unschedulable, only the in-flight event (MoveAll finds no candidate); else the Python call
-        by_id = queue._event_of_interest_by_id.get(id(self.event))
+        by_id = queue._event_of_interest_by_id.get(self.event_id)
         if by_id is None or by_id[0] is not self.event:
             queue.assigned_pod_added(assumed)
         elif by_id[1]:

@@ -788,3 +788,43 @@ def test_the_commits_pod_info_and_pod_state_built_in_place():
                                                   for i in infos), calls)
     assert out[True][:2] == out[False][:2]
     assert out[True][2] == [0, 0] and out[False][2] == [12, 12], out
+
+
+def test_the_commit_skips_assigned_pod_added_by_the_memo():
+    """With nothing unschedulable and no other pod in flight, the commit finds the AssignedPodAdd
+    event's interest in the queue's memo by the event's id and calls no
+    ``PriorityQueue.assigned_pod_added``; with a pod left unschedulable the call is made for each
+    commit (the pods it may move). Kills: the memo looked up under another key (calls made for
+    every commit) and the unschedulable pods' test dropped (no call)."""
+    import sys
+
+    from fastsched.scheduler.backend.queue.scheduling_queue import PriorityQueue
+    from fastsched.scheduler.eventhandlers import EventHandlersMixin
+    from fastsched.scheduler.schedule_one import bind_commit
+
+    code = PriorityQueue.assigned_pod_added.__code__
+    for unschedulable in (False, True):
+        s = Scheduler(load_config(V1), seed=3)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        # (the queue memoizes the event's interest by id at its second MoveAll: from here)
+        s.add_pods([make_pod(f"warm-{i}", cpu="100m") for i in range(3)])
+        s.run()
+        assert s.queue._event_of_interest_by_id
+        if unschedulable:
+            s.add_pods([make_pod("huge", cpu="64")])
+            s.run()
+            assert len(s.queue._unschedulable_pods) == 1
+        s.add_pods([make_pod(f"p-{i}", cpu="100m") for i in range(10)])
+        s._bind_commit = _CountingCommit(bind_commit(EventHandlersMixin._changed))
+        calls = [0]
+
+        def count(frame, event, arg):
+            if event == "call" and frame.f_code is code:
+                calls[0] += 1
+        sys.setprofile(count)
+        try:
+            s.run()
+        finally:
+            sys.setprofile(None)
+        assert s._bind_commit.done == 10
+        assert calls[0] == (10 if unschedulable else 0), (unschedulable, calls)

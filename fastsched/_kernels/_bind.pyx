@@ -54,17 +54,19 @@ def copy_slots(obj):
 cdef class BindCommit:
     cdef object cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls
     cdef object pod_state_cls, observe_point, changed, store_bound, nominator_delete, run_idle_points
-    cdef object pooled_ints, ints, event, scheduled
+    cdef object pooled_ints, ints, event, event_id, scheduled
     cdef long flag_terminating, flag_affinity, flag_required_anti, flag_host_ports
     cdef object in_cache
     cdef object bulk_has, uid_map_cls, series_cls, series_observe, key_prop, clock_cls, clock_now
     cdef Py_ssize_t fold_every
+    cdef object pod_info_init, pod_info_set, pod_state_init
 
     def __init__(self, *, cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls,
                  pod_state_cls, nominator_delete, run_idle_points, observe_point, store_bound, changed,
                  pooled_ints, event, scheduled, in_cache, bulk_has=None, uid_map_cls=None,
                  series_cls=None, series_observe=None, Py_ssize_t fold_every=0, key_prop=None,
-                 clock_cls=None, clock_now=None,
+                 clock_cls=None, clock_now=None, pod_info_init=None,
+                 pod_info_set=None, pod_state_init=None,
                  long flag_terminating, long flag_affinity, long flag_required_anti, long flag_host_ports):
         self.cache_cls = cache_cls
         self.queue_cls = queue_cls
@@ -82,6 +84,9 @@ cdef class BindCommit:
         # the shared int objects (extended in place by pooled_ints: the list stays this one)
         self.ints = pooled_ints(1)
         self.event = event
+        # id(event), the key of the queue's memo of its interest (the event is held here: its id
+        # stays that object's), computed once instead of a Python call to id() a pod
+        self.event_id = id(event)
         self.scheduled = scheduled
         self.in_cache = in_cache
         # BulkPods.has inlined for an index of this class (None: always the Python call)
@@ -99,6 +104,11 @@ cdef class BindCommit:
         # is this function (None: always the call)
         self.clock_cls = clock_cls
         self.clock_now = clock_now
+        # PodInfo(pod) and _PodState(pod, host) built slot by slot when their classes' __init__
+        # (and PodInfo._set) are these functions (None: always the class call)
+        self.pod_info_init = pod_info_init
+        self.pod_info_set = pod_info_set
+        self.pod_state_init = pod_state_init
         self.flag_terminating = flag_terminating
         self.flag_affinity = flag_affinity
         self.flag_required_anti = flag_required_anti
@@ -206,7 +216,7 @@ cdef class BindCommit:
         # -- _pod_bound, up to PostBind --------------------------------------------------------
         now = self._store_bound(sched, cluster, uid, assumed)
         # Cache.add_pod's insert: Cache._place -> Snapshot.add_pod -> NodeTable.add_pod
-        pi = self.pod_info_cls(assumed)
+        pi = self._pod_info(assumed)
         d = table._derive(assumed)
         if table._shared:
             table._own_accounts()
@@ -258,14 +268,14 @@ cdef class BindCommit:
         lst = table._row_lists.get(row)
         if lst is not None:
             lst.append(pi)
-        cache_pods[uid] = self.pod_state_cls(assumed, host)
+        cache_pods[uid] = self._pod_state(assumed, host)
         sched._change_seq += 1  # EventHandlers._changed
         if sched._failures:
             sched._failures.pop(uid, None)
             sched._failed_at.pop(uid, None)
         # queue.assigned_pod_added: nothing to do, and nothing written, when the event's interest
         # is already memoized and no pod is unschedulable or in flight; else the Python call
-        by_id = queue._event_of_interest_by_id.get(id(self.event))
+        by_id = queue._event_of_interest_by_id.get(self.event_id)
         if by_id is None or by_id[0] is not self.event or (
                 by_id[1] and (len(queue._unschedulable_pods) or aq._in_flight)):
             queue.assigned_pod_added(assumed)
@@ -408,7 +418,7 @@ cdef class BindCommit:
             sched._failed_at.pop(uid, None)
         # queue.assigned_pod_added: nothing when the event interests no plugin; with nothing
         # unschedulable, only the in-flight event (MoveAll finds no candidate); else the Python call
-        by_id = queue._event_of_interest_by_id.get(id(self.event))
+        by_id = queue._event_of_interest_by_id.get(self.event_id)
         if by_id is None or by_id[0] is not self.event:
             queue.assigned_pod_added(assumed)
         elif by_id[1]:
@@ -446,6 +456,31 @@ cdef class BindCommit:
             assumed.nominated_node_name = ""
         cluster.pods[uid] = assumed
         return now
+
+    cdef _pod_info(self, assumed):
+        """``PodInfo(assumed)`` (``PodInfo._set``: the pod, then its requests, then its non-zero
+        requests), without the two Python frames when ``__init__`` and ``_set`` are the known ones."""
+        cls = self.pod_info_cls
+        if self.pod_info_init is None or cls.__init__ is not self.pod_info_init or cls._set is not self.pod_info_set:
+            return cls(assumed)
+        pi = PyType_GenericAlloc(cls, 0)
+        pi.pod = assumed
+        pi.requests = assumed.requests
+        pi.non_zero_requests = assumed.non_zero_requests
+        return pi
+
+    cdef _pod_state(self, assumed, str host):
+        """``_PodState(assumed, host)`` (the dataclass's fields: pod, node_name, assumed=False,
+        binding_finished=False), without the generated ``__init__``'s frame when it is the known one."""
+        cls = self.pod_state_cls
+        if self.pod_state_init is None or cls.__init__ is not self.pod_state_init:
+            return cls(assumed, host)
+        ps = PyType_GenericAlloc(cls, 0)
+        ps.pod = assumed
+        ps.node_name = host
+        ps.assumed = False
+        ps.binding_finished = False
+        return ps
 
     cdef _result_scheduled(self, res, assumed, str host, now):
         """The pod's PodResult as ``Scheduler._pod_bound`` writes it (one writer for the single

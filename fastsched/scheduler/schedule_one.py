@@ -92,6 +92,8 @@ def bind_commit(changed: Any, *, inline_calls: bool = True) -> Any:
         series_observe=DurationSeries.observe if inline and _GIL else None, fold_every=FOLD_EVERY,
         key_prop=KubeObject.key if inline else None,
         clock_cls=VirtualClock if inline else None, clock_now=VirtualClock.now,
+        pod_info_init=PodInfo.__init__ if inline else None, pod_info_set=PodInfo._set,
+        pod_state_init=_PodState.__init__ if inline else None,
         flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
         flag_host_ports=FLAG_HOST_PORTS)
 

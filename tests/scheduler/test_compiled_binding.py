@@ -734,3 +734,97 @@ def test_the_commits_inlined_calls():
     # (each of the four series folds once, at its FOLD_EVERY-th observation: a Python call)
     assert out[False][3] - out[True][3] == 4 * out[True][2] - 4, (out[False][3], out[True][3], out[True][2])
     assert any(" ns1/p-" in r[3] for r in out[True][1]) and any(" default/p-" in r[3] for r in out[True][1])
+
+
+def test_the_commits_pod_info_and_pod_state_built_in_place():
+    """The commit's ``PodInfo(pod)`` and ``_PodState(pod, host)`` built slot by slot (without their
+    ``__init__`` frames) against the class calls (``bind_commit(inline_calls=False)``): every
+    table PodInfo holds the cluster's pod, its ``requests`` and ``non_zero_requests`` (the very
+    objects), every cache entry is a ``_PodState`` of the pod on its node, neither assumed nor
+    finished, and the states are equal; the inlined commit makes no ``PodInfo.__init__`` or
+    ``_PodState.__init__`` call for the pods it commits. Kills: a slot given another field's value
+    (the requests swapped, the node name, the flags), the inlined build never taken (calls)."""
+    import sys
+
+    from fastsched.framework.types import PodInfo
+    from fastsched.scheduler.cache import _PodState
+    from fastsched.scheduler.eventhandlers import EventHandlersMixin
+    from fastsched.scheduler.schedule_one import bind_commit
+
+    codes = {PodInfo.__init__.__code__: 0, _PodState.__init__.__code__: 1}
+    out = {}
+    for inline in (True, False):
+        s = Scheduler(load_config(V1), seed=5)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        # (requests and non-zero requests differ: a pod without a memory request)
+        s.add_pods([make_pod(f"p-{i}", cpu=f"{100 + i}m") for i in range(12)])
+        s._bind_commit = _CountingCommit(bind_commit(EventHandlersMixin._changed, inline_calls=inline))
+        calls = [0, 0]
+
+        def count(frame, event, arg):
+            if event == "call" and frame.f_code in codes:
+                calls[codes[frame.f_code]] += 1
+        sys.setprofile(count)
+        try:
+            s.run()
+        finally:
+            sys.setprofile(None)
+        assert s._bind_commit.done == 12
+        pods = s.cluster.pods
+        infos = [i for i in s.snapshot.table._pod_infos if i is not None] \
+            if not isinstance(s.snapshot.table._pod_infos, dict) else list(s.snapshot.table._pod_infos.values())
+        assert len(infos) == 12
+        for info in infos:
+            assert type(info) is PodInfo and info.pod is pods.get(info.pod.uid)
+            assert info.requests is info.pod.requests and info.non_zero_requests is info.pod.non_zero_requests
+            assert info.requests != info.non_zero_requests
+        states = s.cache._pods
+        assert len(states) == 12
+        for uid, st in states.items():
+            assert type(st) is _PodState and st.pod is pods.get(uid)
+            assert st.node_name == st.pod.node_name and st.node_name.startswith("n")
+            assert st.assumed is False and st.binding_finished is False
+        out[inline] = (_full_state(s, []), sorted((i.pod.uid, dict(i.requests), dict(i.non_zero_requests))
+                                                  for i in infos), calls)
+    assert out[True][:2] == out[False][:2]
+    assert out[True][2] == [0, 0] and out[False][2] == [12, 12], out
+
+
+def test_the_commit_skips_assigned_pod_added_by_the_memo():
+    """With nothing unschedulable and no other pod in flight, the commit finds the AssignedPodAdd
+    event's interest in the queue's memo by the event's id and calls no
+    ``PriorityQueue.assigned_pod_added``; with a pod left unschedulable the call is made for each
+    commit (the pods it may move). Kills: the memo looked up under another key (calls made for
+    every commit) and the unschedulable pods' test dropped (no call)."""
+    import sys
+
+    from fastsched.scheduler.backend.queue.scheduling_queue import PriorityQueue
+    from fastsched.scheduler.eventhandlers import EventHandlersMixin
+    from fastsched.scheduler.schedule_one import bind_commit
+
+    code = PriorityQueue.assigned_pod_added.__code__
+    for unschedulable in (False, True):
+        s = Scheduler(load_config(V1), seed=3)
+        s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(4)])
+        # (the queue memoizes the event's interest by id at its second MoveAll: from here)
+        s.add_pods([make_pod(f"warm-{i}", cpu="100m") for i in range(3)])
+        s.run()
+        assert s.queue._event_of_interest_by_id
+        if unschedulable:
+            s.add_pods([make_pod("huge", cpu="64")])
+            s.run()
+            assert len(s.queue._unschedulable_pods) == 1
+        s.add_pods([make_pod(f"p-{i}", cpu="100m") for i in range(10)])
+        s._bind_commit = _CountingCommit(bind_commit(EventHandlersMixin._changed))
+        calls = [0]
+
+        def count(frame, event, arg):
+            if event == "call" and frame.f_code is code:
+                calls[0] += 1
+        sys.setprofile(count)
+        try:
+            s.run()
+        finally:
+            sys.setprofile(None)
+        assert s._bind_commit.done == 10
+        assert calls[0] == (10 if unschedulable else 0), (unschedulable, calls)

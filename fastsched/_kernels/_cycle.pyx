@@ -97,6 +97,25 @@ def cache_nbytes(Py_ssize_t capacity):
     return capacity * CACHE_ROW_BYTES + ((capacity + BLOCK_NODES - 1) >> _BLOCK_SHIFT) * CACHE_BLOCK_BYTES
 
 
+cdef inline int64_t _cached_fit(int64_t r, int64_t* cache_p, const int64_t* pod_count_p,
+                                const int64_t* allowed_p, const int64_t* alloc_p, Py_ssize_t alloc_stride,
+                                const int64_t* requested_p, Py_ssize_t requested_stride,
+                                const int64_t* fit_cols_p, const int64_t* fit_wants_p,
+                                Py_ssize_t n_fit) noexcept nogil:
+    """Row ``r``'s NodeResourcesFit verdict through the plan's score cache (see ``_walk``): its
+    entry's value when it has one (a cached total, ``_FITS_UNSCORED`` or ``_NO_FIT``), else the
+    verdict checked on the row and kept in the entry (``_NO_FIT`` or ``_FITS_UNSCORED``)."""
+    cdef int64_t e = cache_p[r]
+    if e >= 0:
+        return e - 2
+    if fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride, requested_p + r * requested_stride,
+                 fit_cols_p, fit_wants_p, n_fit):
+        cache_p[r] = _NO_FIT + 2
+        return _NO_FIT
+    cache_p[r] = _FITS_UNSCORED + 2
+    return _FITS_UNSCORED
+
+
 cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t start, Py_ssize_t k,
                              Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t found, Py_ssize_t* examined, int64_t* sel,
                              const uint8_t* static_ok_p, const uint8_t* cycle_ok_p, const int64_t* pod_count_p,
@@ -119,7 +138,7 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
     when none), so that the scoring that follows in the same call reads the cached totals in order
     instead of testing the cache again (``FusedPlan._hinted``)."""
     cdef Py_ssize_t i, p
-    cdef int64_t r, e, h = 0
+    cdef int64_t r, h = 0
     for i in range(i0, i1):
         p = start + i
         if p >= n:
@@ -131,18 +150,10 @@ cdef inline Py_ssize_t _walk(const int64_t* order_p, Py_ssize_t n, Py_ssize_t st
             continue
         if pod_count_p != NULL:
             if cache_p != NULL:
-                e = cache_p[r]
-                if e >= 0:
-                    h = e - 2
-                    if h == _NO_FIT:
-                        continue
-                elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
-                               requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-                    cache_p[r] = _NO_FIT + 2
+                h = _cached_fit(r, cache_p, pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p,
+                                requested_stride, fit_cols_p, fit_wants_p, n_fit)
+                if h == _NO_FIT:
                     continue
-                else:
-                    cache_p[r] = _FITS_UNSCORED + 2
-                    h = _FITS_UNSCORED
             elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
                            requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
                 continue
@@ -627,7 +638,7 @@ cdef class FusedPlan:
         cdef int64_t* tot_p = &self._scores[self.n_rs, 0]  # the found nodes' hints, then totals (no static rows)
         cdef Py_ssize_t i = 0, p, b, m = 0, found = 0, examined = n, n_seq = 0, n_todo = 0, j, f
         cdef Py_ssize_t last_block = n - _BLOCK
-        cdef int64_t r, e, h, c, best = INT64_MIN, ties = 0, t
+        cdef int64_t r, h, c, best = INT64_MIN, ties = 0, t
         cdef uint64_t idx = 0
         cdef bint bad
         cdef bitgen_t* bg
@@ -658,18 +669,11 @@ cdef class FusedPlan:
             r = order_p[p]
             if static_ok_p != NULL and not static_ok_p[r]:
                 continue
-            e = cache_p[r]
-            if e >= 0:
-                h = e - 2
-                if h == _NO_FIT:
-                    continue
-            elif fit_fails(pod_count_p[r], allowed_p[r], alloc_p + r * alloc_stride,
-                           requested_p + r * requested_stride, fit_cols_p, fit_wants_p, n_fit):
-                cache_p[r] = _NO_FIT + 2  # (an empty entry: its block is invalid, see _blk)
+            # (an empty entry written here: its block is invalid already, see _blk)
+            h = _cached_fit(r, cache_p, pod_count_p, allowed_p, alloc_p, alloc_stride, requested_p,
+                            requested_stride, fit_cols_p, fit_wants_p, n_fit)
+            if h == _NO_FIT:
                 continue
-            else:
-                cache_p[r] = _FITS_UNSCORED + 2
-                h = _FITS_UNSCORED
             if found == k:
                 examined = i - 1
                 break

@@ -140,7 +140,6 @@ def passes_every_node(res: FilterVerdicts) -> bool:
     return res.codes.base is _PASS_CODES
 
 
-
 class VectorizedFilterPlugin(FilterPlugin):
     """A Filter plugin with a vectorized path."""
 

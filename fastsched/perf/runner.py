@@ -579,7 +579,7 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
              label_filter: str | None = "performance", topic: str | None = None, seed: int = 0,
              progress: Callable[[dict], None] | None = None, on_start: Callable[[TestCase, Workload], None] | None = None,
              on_result: Callable[[WorkloadResult], None] | None = None, rescale: float | None = None,
-             **options: Any) -> PerfReport:
+             rescale_min_samples: int = 1, **options: Any) -> PerfReport:
     """Run every selected workload (see :func:`select_workloads`) one after another; ``topic``
     picks per-topic thresholds (default: the config's folder name, as upstream's topics are).
 
@@ -588,9 +588,19 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
     (:meth:`TestCase.measured_count_params`) multiplied by the factor, and again up to
     :data:`RESCALE_TRIES` times while that still keeps no sample; the last run is the result's
     :attr:`~WorkloadResult.rescaled`. The original result (``no sample``, no threshold check) is
-    unchanged: the rescaled run measures a bigger workload than the config's, reported beside it."""
+    unchanged: the rescaled run measures a bigger workload than the config's, reported beside it.
+
+    ``rescale_min_samples`` (default 1: only a phase without a sample): with ``rescale``, a
+    workload whose measured phase kept fewer SchedulingThroughput samples than this is rescaled
+    too, and the rescaled runs multiply until one keeps that many. Why: upstream's collector
+    drops the first 1 s tick with a bind, so a phase ending between the second and third tick
+    keeps one sample, the pods bound after the second tick over a whole second: its tail, which
+    falls as the scheduler gets faster (BENCHMARKS.md measures with 3)."""
     if rescale is not None and not (isinstance(rescale, (int, float)) and rescale > 1):
         raise PerfConfigError(f"rescale: Invalid value: {rescale!r}: must be greater than 1")
+    if isinstance(rescale_min_samples, bool) or not isinstance(rescale_min_samples, int) or rescale_min_samples < 1:
+        raise PerfConfigError(f"rescale_min_samples: Invalid value: {rescale_min_samples!r}: must be an integer "
+                              "of at least 1")
     if topic is None:
         topic = config.base_dir.name or None
     results = []
@@ -598,16 +608,23 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
         if on_start is not None:
             on_start(tc, w)
         r = run_workload(config, tc, w, topic=topic, seed=seed, progress=progress, **options)
-        if rescale is not None and r.status in ("passed", "below-threshold") and r.no_throughput_sample:
+        if rescale is not None and r.status in ("passed", "below-threshold") \
+                and _too_few_samples(r, rescale_min_samples):
             r.rescaled = _rescaled(config, tc, w, topic=topic, seed=seed, factor=rescale, options=options,
-                                   original=r)
+                                   original=r, min_samples=rescale_min_samples)
         results.append(r)
         if on_result is not None:
             on_result(r)
     return PerfReport(results, topic)
 
 
-#: how many times a rescaled run multiplies the measured pods again while it keeps no sample
+def _too_few_samples(r: WorkloadResult, min_samples: int) -> bool:
+    """A SchedulingThroughput workload whose measured phase kept fewer than ``min_samples``."""
+    samples = r.throughput_samples
+    return samples is not None and samples < min_samples
+
+
+#: how many times a rescaled run multiplies the measured pods again while it keeps too few samples
 RESCALE_TRIES = 3
 #: a rescaled run's waits are given this many times the whole run before it on its clock, times
 #: the factor (the same work, ``factor`` times over, may take that much longer than linear as
@@ -617,10 +634,10 @@ RESCALE_MIN_WAIT = 60.0
 
 
 def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int, factor: float,
-              options: dict, original: WorkloadResult) -> WorkloadResult | None:
+              options: dict, original: WorkloadResult, min_samples: int = 1) -> WorkloadResult | None:
     """``run_perf``'s ``rescale``: the workload run with its measured pods' count parameters
     multiplied by ``factor`` (then ``factor`` again, up to :data:`RESCALE_TRIES` runs) until its
-    phase keeps a SchedulingThroughput sample; None when the test case has no such parameter (a
+    phase keeps ``min_samples`` SchedulingThroughput samples; None when the test case has no such parameter (a
     measured createPods with a fixed count: nothing of the workload's own to turn up).
 
     Each run's waits are bounded by the run before it (its whole time on its clock x ``factor`` x
@@ -649,7 +666,7 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
                            f"{previous.virtual_seconds:.3g}s the run before it took, at least {RESCALE_MIN_WAIT:g}s: "
                            "this run did not scale like its workload, e.g. its cluster has no room for the extra "
                            "pods)")
-        if run.status not in ("passed", "below-threshold") or not run.no_throughput_sample:
+        if run.status not in ("passed", "below-threshold") or not _too_few_samples(run, min_samples):
             break
         previous = run
     return run

@@ -63,7 +63,7 @@ from .ops import CLUSTER_SCOPED_KINDS, WorkloadOps
 from .topics import topic_options
 
 __all__ = ["DataItem", "WorkloadResult", "PerfReport", "WorkloadError", "run_workload", "run_perf",
-           "CLUSTER_SCOPED_KINDS", "MODELLED_KINDS", "WAIT_TIMEOUT"]
+           "rescale_workload", "CLUSTER_SCOPED_KINDS", "MODELLED_KINDS", "WAIT_TIMEOUT"]
 
 #: libyaml's loader when PyYAML has it (as fastsched.api.load): rendered templates of many objects
 #: (v1.37's DRA ResourceSlices: 500 of 10 devices) take minutes to parse in pure Python
@@ -598,9 +598,7 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
     falls as the scheduler gets faster (BENCHMARKS.md measures with 3)."""
     if rescale is not None and not (isinstance(rescale, (int, float)) and rescale > 1):
         raise PerfConfigError(f"rescale: Invalid value: {rescale!r}: must be greater than 1")
-    if isinstance(rescale_min_samples, bool) or not isinstance(rescale_min_samples, int) or rescale_min_samples < 1:
-        raise PerfConfigError(f"rescale_min_samples: Invalid value: {rescale_min_samples!r}: must be an integer "
-                              "of at least 1")
+    _check_min_samples(rescale_min_samples, "rescale_min_samples")
     if topic is None:
         topic = config.base_dir.name or None
     results = []
@@ -608,14 +606,37 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
         if on_start is not None:
             on_start(tc, w)
         r = run_workload(config, tc, w, topic=topic, seed=seed, progress=progress, **options)
-        if rescale is not None and r.status in ("passed", "below-threshold") \
-                and _too_few_samples(r, rescale_min_samples):
-            r.rescaled = _rescaled(config, tc, w, topic=topic, seed=seed, factor=rescale, options=options,
-                                   original=r, min_samples=rescale_min_samples)
+        if rescale is not None:
+            r.rescaled = rescale_workload(config, r, factor=rescale, min_samples=rescale_min_samples, topic=topic,
+                                          seed=seed, **options)
         results.append(r)
         if on_result is not None:
             on_result(r)
     return PerfReport(results, topic)
+
+
+def rescale_workload(config: PerfConfig, result: WorkloadResult, *, factor: float, min_samples: int = 1,
+                     topic: str | None = None, seed: int = 0, **options: Any) -> WorkloadResult | None:
+    """``run_perf``'s ``rescale`` for one finished ``result`` of ``config``: None when it passed
+    (or fell below its threshold) with at least ``min_samples`` SchedulingThroughput samples, or
+    did not pass, or has no measured pods' count parameter to turn up; otherwise the workload run
+    again with its measured pods' count parameters times ``factor`` (then ``factor`` again, up to
+    :data:`RESCALE_TRIES` runs) until a run keeps ``min_samples``; the last run is returned.
+    ``options`` are :func:`run_workload`'s (the original's: ``cpu_time``, ``prebind_init``...)."""
+    if not (isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 1):
+        raise PerfConfigError(f"rescale: Invalid value: {factor!r}: must be greater than 1")
+    _check_min_samples(min_samples, "min_samples")
+    if result.status not in ("passed", "below-threshold") or not _too_few_samples(result, min_samples):
+        return None
+    tc = config.test_case(result.test_case)
+    (w,) = [x for x in tc.workloads if x.name == result.workload]
+    return _rescaled(config, tc, w, topic=topic, seed=seed, factor=factor, options=options, original=result,
+                     min_samples=min_samples)
+
+
+def _check_min_samples(v: Any, name: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise PerfConfigError(f"{name}: Invalid value: {v!r}: must be an integer of at least 1")
 
 
 def _too_few_samples(r: WorkloadResult, min_samples: int) -> bool:

@@ -273,3 +273,20 @@ def test_a_rescaled_run_past_its_budget_fails_and_says_why(perf_dir, monkeypatch
         "op 1 (createPods): timed out after 60s waiting for pods (a rescaled run's waits get 4x the factor 4 "
         "times the 2s the run before it took, at least 60s: this run did not scale like its workload, e.g. "
         "its cluster has no room for the extra pods)")
+
+
+def test_rescale_workload_reruns_one_finished_result(perf_dir, monkeypatch):
+    # the public step run_perf takes per result (benchmarks/common.py calls it after its own run)
+    from fastsched.perf import rescale_workload
+
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    made = _fake_sampled_runs(monkeypatch, 25)
+    (r,) = run_perf(config, workload="hard").results  # 50 pods: 2 samples
+    assert made == [50] and r.throughput_samples == 2
+    assert rescale_workload(config, r, factor=4) is None  # it has a sample: nothing to do by default
+    rs = rescale_workload(config, r, factor=4, min_samples=3)
+    assert made == [50, 200] and rs.scaled_params == {"pods": 200} and rs.throughput_samples == 8
+    r.status = "failed"
+    assert rescale_workload(config, r, factor=4, min_samples=3) is None and made == [50, 200]
+    with pytest.raises(PerfConfigError, match="rescale: Invalid value: 1: must be greater than 1"):
+        rescale_workload(config, r, factor=1)

@@ -12,6 +12,9 @@ process-CPU clock (``common.upstream_perf_row``, as ``fastsched perf --cpu-time`
 SchedulingThroughput Average by upstream's collector rules, none when the measured phase kept no
 sample (a phase shorter than about two CPU seconds: upstream reports no value then), and the
 measured phase's own pods/s beside it as fastsched's figure; the CPU seconds of the whole run.
+With ``FASTSCHED_BENCH_RESCALE=10`` (here and in bench_volumes.py, bench_dra.py) a case whose
+phase kept fewer than 3 samples is run again with ten times its measured pods (``fastsched perf
+--rescale-no-sample 10 --min-samples 3``) and that run's metric is recorded beside it.
 
     python -m pytest benchmarks/bench_upstream_perf.py --benchmark-only
 """

@@ -163,7 +163,11 @@ def score_weights(bs: list[dict]) -> str:
                   [[_fmt(n), _fmt(r.get("kernel"), 3), _fmt(r.get("python"), 1)] for n, r in sorted(rows.items())])
 
 
-def upstream(bs: list[dict], topic: str | None = None) -> list[list[str]]:
+def upstream(bs: list[dict], topic: str | None = None, samples_col: bool = False,
+             rescaled: bool = False) -> list[list[str]]:
+    """Rows of the scheduler_perf table; ``samples_col``: the metric's kept samples (results from
+    before they were recorded have none); with ``rescaled`` (the run had FASTSCHED_BENCH_RESCALE
+    set) four more columns: the rescaled run's measured pods, metric, samples and ratio."""
     rows = []
     for b in bs:
         e = b["extra_info"]
@@ -171,9 +175,21 @@ def upstream(bs: list[dict], topic: str | None = None) -> list[list[str]]:
         if topic is not None:
             case = f"{topic}/{case}"
         metric = e.get("measured_pods_per_second")
-        rows.append([case, _fmt(e.get("threshold")), "no sample" if metric is None else _fmt(metric),
-                     f"{e['ratio']:.1f}x" if e.get("ratio") else "-", _fmt(e.get("phase_pods_per_second")),
-                     _fmt(e.get("cpu_s"), 1)])
+        samples = e.get("throughput_samples")
+        row = [case, _fmt(e.get("threshold")), "no sample" if metric is None else _fmt(metric)]
+        if samples_col:
+            row.append("-" if samples is None else _fmt(samples))
+        row.append(f"{e['ratio']:.1f}x" if e.get("ratio") else "-")
+        if rescaled:
+            rs = e.get("rescaled")
+            if rs is None:
+                row += ["-", "-", "-", "-"]
+            else:
+                m = rs.get("measured_pods_per_second")
+                row += [", ".join(f"{k}={_fmt(v)}" for k, v in rs["params"].items()),
+                        ("no sample" if m is None else _fmt(m)) + ("" if rs["status"] == "passed" else f" ({rs['status']})"),
+                        _fmt(rs.get("throughput_samples")), f"{rs['ratio']:.1f}x" if rs.get("ratio") else "-"]
+        rows.append(row + [_fmt(e.get("phase_pods_per_second")), _fmt(e.get("cpu_s"), 1)])
     return rows
 
 
@@ -256,14 +272,21 @@ def main() -> None:
         print(f"\n### {title} (`{fname}`)\n")
         print(fn(bs))
     perf_rows = []
+    perf_bs = {fname: [b for b in files.get(fname, []) if b["name"] != "test_allocator_and_cel"]
+               for fname in PERF_TABLE_FILES}
+    # a run with FASTSCHED_BENCH_RESCALE set records "rescaled" (None or a run) in every row
+    rescaled = any("rescaled" in b["extra_info"] for bs in perf_bs.values() for b in bs)
+    samples_col = any("throughput_samples" in b["extra_info"] for bs in perf_bs.values() for b in bs)
     for fname, topic in zip(PERF_TABLE_FILES, (None, "volumes", "dra")):
-        bs = [b for b in files.get(fname, []) if b["name"] != "test_allocator_and_cel"]
-        perf_rows += upstream(bs, topic)
+        perf_rows += upstream(perf_bs[fname], topic, samples_col, rescaled)
     if perf_rows:
         print("\n### Upstream's performance workloads, as they are "
               "(`bench_upstream_perf.py`, `bench_volumes.py`, `bench_dra.py`)\n")
-        print(_table(["workload", "threshold", "SchedulingThroughput (pods/s, CPU clock)", "ratio",
-                      "measured phase (pods/s, fastsched's figure)", "CPU s (whole run, set-up included)"],
+        cols = ["workload", "threshold", "SchedulingThroughput (pods/s, CPU clock)"]
+        cols += ["samples"] * samples_col + ["ratio"]
+        if rescaled:
+            cols += ["rescaled run", "its SchedulingThroughput", "its samples", "its ratio"]
+        print(_table(cols + ["measured phase (pods/s, fastsched's figure)", "CPU s (whole run, set-up included)"],
                      perf_rows))
 
 

@@ -28,6 +28,13 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 
+def _pos_int(text: str) -> int:
+    v = _nonneg_int(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
 def _nonneg_int(text: str) -> int:
     try:
         v = int(text)
@@ -99,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a workload whose measured phase keeps no throughput sample is run again with its "
                          "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while "
                          "still no sample); that run's metric is shown beside 'no sample', not in its place")
+    pf.add_argument("--min-samples", type=_pos_int, default=1, metavar="N",
+                    help="with --rescale-no-sample: also rescale a workload whose measured phase keeps fewer than "
+                         "N throughput samples, and rescale until N are kept (default 1; a phase of one or two "
+                         "samples is measured by its tail, not its rate)")
     pf.set_defaults(func=cmd_perf)
 
     e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")

@@ -28,6 +28,8 @@ def cmd_perf(args: argparse.Namespace) -> int:
     factor = args.rescale_no_sample
     if factor is not None and not factor > 1:  # NaN too
         raise CLIError(f"--rescale-no-sample: Invalid value: {factor:g}: must be greater than 1")
+    if args.min_samples > 1 and factor is None:
+        raise CLIError("--min-samples: only with --rescale-no-sample (it says which runs are rescaled)")
     if args.out:
         _check_writable(args.out)
     if args.list:
@@ -78,11 +80,11 @@ def cmd_perf(args: argparse.Namespace) -> int:
                 report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
                                   topic=args.topic, seed=args.seed, progress=progress, on_start=on_start,
                                   on_result=on_result, cpu_time=args.cpu_time,
-                                  rescale=args.rescale_no_sample)
+                                  rescale=args.rescale_no_sample, rescale_min_samples=args.min_samples)
         else:
             report = run_perf(config, name=args.name, workload=args.workload, label_filter=label,
                               topic=args.topic, seed=args.seed, on_result=finished, cpu_time=args.cpu_time,
-                              rescale=args.rescale_no_sample)
+                              rescale=args.rescale_no_sample, rescale_min_samples=args.min_samples)
     except PerfConfigError as exc:
         raise CLIError(str(exc)) from None
 
@@ -106,6 +108,10 @@ def cmd_perf(args: argparse.Namespace) -> int:
             con.print("rescaled: the same workload run with its measured pods' count parameters turned up "
                       "(--rescale-no-sample), a bigger workload than the config's; its metric is upstream's "
                       "SchedulingThroughput of that run and checks no threshold of the original")
+        if args.min_samples > 1 and any(r.measured is not None and r.rescaled is not None for r in report.results):
+            con.print(f"a metric of fewer than {args.min_samples} samples is shown but rescaled (--min-samples): "
+                      "upstream's collector drops the first 1 s tick with a bind, so one or two samples are the "
+                      "phase's last pods over whole seconds, not its rate")
         for r in report.results:
             if r.status in ("skipped", "failed"):
                 con.print(f"{r.name}: {r.status}: {r.reason}", markup=False, highlight=False)

@@ -23,9 +23,9 @@ from .config import (NOT_MODELLED_OPCODES, MetricSelector, Op, PerfConfig, PerfC
 from .gotemplate import Template, TemplateError, render
 from .errors import WorkloadError
 from .metrics import DataItem, PerfReport, PhaseStats, WorkloadResult, apply_threshold
-from .runner import run_perf, run_workload, select_workloads
+from .runner import rescale_workload, run_perf, run_workload, select_workloads
 
 __all__ = ["NOT_MODELLED_OPCODES", "MetricSelector", "Op", "PerfConfig", "PerfConfigError", "TestCase", "Workload",
            "label_filter_enabled", "load_perf_config", "parse_go_duration", "parse_perf_config", "Template",
            "TemplateError", "render", "DataItem", "PerfReport", "PhaseStats", "WorkloadError", "WorkloadResult",
-           "apply_threshold", "run_perf", "run_workload", "select_workloads"]
+           "apply_threshold", "rescale_workload", "run_perf", "run_workload", "select_workloads"]

@@ -105,10 +105,11 @@ class WorkloadResult:
     #: on a rescaled run: the workload parameters it changed (name -> value used); see
     #: :attr:`rescaled`
     scaled_params: dict[str, Any] = field(default_factory=dict)
-    #: when the workload kept no SchedulingThroughput sample and the run asked for it
-    #: (``fastsched perf --rescale-no-sample``): the same workload run again with its measured
-    #: pods' count parameters turned up, whose metric is reported beside (never in place of) this
-    #: one's ``no sample``; its own status does not change this result's
+    #: when the workload kept no SchedulingThroughput sample (or fewer than the run's
+    #: ``rescale_min_samples``) and the run asked for it (``fastsched perf --rescale-no-sample``):
+    #: the same workload run again with its measured pods' count parameters turned up, whose
+    #: metric is reported beside (never in place of) this one's; its own status does not change
+    #: this result's
     rescaled: "WorkloadResult | None" = None
 
     @property
@@ -121,6 +122,16 @@ class WorkloadResult:
         (upstream: "Failed to measure SchedulingThroughput", no item, no threshold check)."""
         return self.selector.name == "SchedulingThroughput" and any(
             p.throughput_samples == 0 for p in self.phases)
+
+    @property
+    def throughput_samples(self) -> int | None:
+        """The fewest SchedulingThroughput samples a measured phase kept; None when the threshold's
+        metric is not SchedulingThroughput or the run measured no phase. A phase of one or two
+        samples is measured by its tail (the pods bound after the second 1 s tick over a whole
+        second), not by its rate: ``fastsched perf --min-samples`` rescales such runs too."""
+        if self.selector.name != "SchedulingThroughput" or not self.phases:
+            return None
+        return min(p.throughput_samples for p in self.phases)
 
     @property
     def ratio(self) -> float | None:

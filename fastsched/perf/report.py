@@ -34,6 +34,9 @@ def results_table(report: PerfReport, title: str = "scheduler_perf results") -> 
     t.add_column("metric")
     t.add_column("threshold", justify="right")
     t.add_column("measured", justify="right")
+    # SchedulingThroughput's kept samples (the fewest of the measured phases): one or two are the
+    # phase's tail over whole seconds, not its rate (see run_perf's rescale_min_samples)
+    t.add_column("samples", justify="right")
     t.add_column("ratio", justify="right")
     t.add_column("p50 / p90 / p99", justify="right")
     t.add_column("pods bound", justify="right")
@@ -64,7 +67,9 @@ def _add_row(t: Any, r: WorkloadResult, name: str) -> None:
         if item.labels.get("Metric") == r.selector.name and item.data:
             pct = " / ".join(_num(item.data.get(k)) for k in ("Perc50", "Perc90", "Perc99"))
             break
-    t.add_row(name, _status(r), metric, _num(r.threshold or None, 0), measured, ratio_text, pct,
+    samples = r.throughput_samples if r.status != "skipped" else None
+    t.add_row(name, _status(r), metric, _num(r.threshold or None, 0), measured,
+              "-" if samples is None else f"{samples:,}", ratio_text, pct,
               f"{r.pods_scheduled:,}" if r.status != "skipped" else "-", _phases_rate(r),
               _num(r.seconds, 1) if r.status != "skipped" else "-")
 

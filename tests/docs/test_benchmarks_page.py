@@ -73,3 +73,24 @@ def test_every_table_on_the_page_is_the_newest_runs(printed):
     for section in sections:
         title, _, body = section.partition("\n")
         assert body.strip() in page, f"{title}: the page's table differs from the newest run's"
+
+
+def test_the_perf_table_shows_samples_and_the_rescaled_run_when_recorded(report):
+    """A run with FASTSCHED_BENCH_RESCALE records each case's kept samples and its rescaled run
+    (None when the config's run kept enough): the table gains their columns; older results,
+    without them, print as before."""
+    def bench(case, **extra):
+        return {"name": f"test_x[{case}]", "param": case,
+                "extra_info": {"threshold": 100, "measured_pods_per_second": None, "ratio": None,
+                               "phase_pods_per_second": 5000.0, "cpu_s": 2.0, **extra}}
+
+    old = report.upstream([bench("misc/A")], None)
+    assert old == [["misc/A", "100", "no sample", "-", "5,000", "2.0"]]
+    short = bench("misc/A", throughput_samples=1, measured_pods_per_second=1200.0, ratio=12.0,
+                  rescaled={"status": "passed", "params": {"measurePods": 100000}, "measured_pods_per_second": 4000.0,
+                            "throughput_samples": 7, "ratio": 40.0})
+    enough = bench("misc/B", throughput_samples=5, measured_pods_per_second=3000.0, ratio=30.0, rescaled=None)
+    rows = report.upstream([short, enough], None, samples_col=True, rescaled=True)
+    assert rows[0] == ["misc/A", "100", "1,200", "1", "12.0x", "measurePods=100,000", "4,000", "7", "40.0x",
+                       "5,000", "2.0"]
+    assert rows[1] == ["misc/B", "100", "3,000", "5", "30.0x", "-", "-", "-", "-", "5,000", "2.0"]

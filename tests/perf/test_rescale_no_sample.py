@@ -139,8 +139,62 @@ def test_the_table_shows_the_rescaled_run_under_no_sample():
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in console.export_text().splitlines()
             if line.count("│") > 5]
     assert [row[0] for row in rows] == ["Basic/short", "rescaled: measurePods=2,000"]
-    assert rows[0][4] == "no sample" and rows[0][5] == "-"
-    assert rows[1][4] == "1,234.0" and rows[1][5] == "12.34x" and rows[1][8] == "1,000"
+    assert rows[0][4] == "no sample" and rows[0][5] == "0" and rows[0][6] == "-"
+    assert rows[1][4] == "1,234.0" and rows[1][5] == "1" and rows[1][6] == "12.34x" and rows[1][9] == "1,000"
+
+
+def _fake_sampled_runs(monkeypatch, per_pods: int):
+    """run_workload replaced: a phase keeps one sample per ``per_pods`` measured pods."""
+    calls = []
+
+    def fake(config, tc, w, **kw):
+        pods = w.params["pods"]
+        calls.append(pods)
+        samples = pods // per_pods
+        return WorkloadResult(tc.name, w.name, "passed", threshold=w.threshold_for(None),
+                              measured=float(pods) if samples else None,
+                              phases=[PhaseStats("m", ["ns"], pods_scheduled=pods, seconds=1.0,
+                                                 throughput_samples=samples)])
+
+    monkeypatch.setattr(perf_runner, "run_workload", fake)
+    return calls
+
+
+@pytest.mark.parametrize("min_samples, per_pods, calls, kept", [
+    (1, 50, [50], None),                # one sample is enough by default
+    (3, 50, [50, 200], 200),            # one sample kept, 3 asked: x4 keeps 4
+    (3, 20, [50, 200], 200),            # 2 samples, fewer than 3: x4 keeps 10
+    (3, 10, [50], None),                # 5 samples: no rescaled run
+    (3, 100, [50, 200, 800], 800),      # none, then 2, then 8
+    (5, 10**6, [50, 200, 800, 3200], 3200),  # never enough: the last try is reported
+])
+def test_min_samples_rescales_runs_measured_by_their_tail(perf_dir, monkeypatch, min_samples, per_pods, calls, kept):
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    made = _fake_sampled_runs(monkeypatch, per_pods)
+    (r,) = run_perf(config, workload="hard", rescale=4, rescale_min_samples=min_samples).results
+    assert made == calls
+    if kept is None:
+        assert r.rescaled is None
+    else:
+        assert r.rescaled.scaled_params == {"pods": kept}
+        assert r.rescaled.throughput_samples == kept // per_pods
+    assert r.throughput_samples == 50 // per_pods  # the original stays as it ran
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "3"])
+def test_min_samples_must_be_a_positive_integer(perf_dir, monkeypatch, bad):
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    _fake_sampled_runs(monkeypatch, 1)
+    with pytest.raises(PerfConfigError, match="rescale_min_samples: Invalid value: .*: must be an integer of at least 1"):
+        run_perf(config, workload="hard", rescale=4, rescale_min_samples=bad)
+
+
+def test_the_cli_min_samples_needs_rescale_and_a_positive_count(perf_dir, capsys):
+    path = perf_dir(CONFIG, pod__yaml=POD)
+    code, out, err = run(capsys, "perf", path, "--workload", "tiny", "--min-samples", "3")
+    assert code == 1 and "--min-samples: only with --rescale-no-sample" in err
+    code, out, err = run(capsys, "perf", path, "--workload", "tiny", "--rescale-no-sample", "2", "--min-samples", "0")
+    assert code == 2 and "argument --min-samples: must be at least 1, got 0" in err
 
 
 FULL = """\
@@ -219,3 +273,20 @@ def test_a_rescaled_run_past_its_budget_fails_and_says_why(perf_dir, monkeypatch
         "op 1 (createPods): timed out after 60s waiting for pods (a rescaled run's waits get 4x the factor 4 "
         "times the 2s the run before it took, at least 60s: this run did not scale like its workload, e.g. "
         "its cluster has no room for the extra pods)")
+
+
+def test_rescale_workload_reruns_one_finished_result(perf_dir, monkeypatch):
+    # the public step run_perf takes per result (benchmarks/common.py calls it after its own run)
+    from fastsched.perf import rescale_workload
+
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    made = _fake_sampled_runs(monkeypatch, 25)
+    (r,) = run_perf(config, workload="hard").results  # 50 pods: 2 samples
+    assert made == [50] and r.throughput_samples == 2
+    assert rescale_workload(config, r, factor=4) is None  # it has a sample: nothing to do by default
+    rs = rescale_workload(config, r, factor=4, min_samples=3)
+    assert made == [50, 200] and rs.scaled_params == {"pods": 200} and rs.throughput_samples == 8
+    r.status = "failed"
+    assert rescale_workload(config, r, factor=4, min_samples=3) is None and made == [50, 200]
+    with pytest.raises(PerfConfigError, match="rescale: Invalid value: 1: must be greater than 1"):
+        rescale_workload(config, r, factor=1)

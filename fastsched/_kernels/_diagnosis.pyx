@@ -181,3 +181,88 @@ def id_counts(const int32_t[:] ids, const int64_t[:] positions, Py_ssize_t n_ids
     if bad:
         return None
     return [(k, counts[k]) for k in range(n_ids) if counts[k]]
+
+
+def plugin_sets(plugin_ids_, codes_, positions_, Py_ssize_t n_plugins, int8_t pending_code):
+    """``(rejecting, pending)``: the plugin ids in ``0 <= k < n_plugins`` that ``plugin_ids`` holds
+    at ``positions`` (every position when None) where ``codes`` is not ``pending_code``, and those
+    it holds where it is, each a list in increasing id; negative ids (feasible nodes) are not
+    counted. A failing cycle's UnschedulablePlugins and PendingPlugins
+    (``FilterResults.rejecting_plugins``: the codes' gather, the Pending test, then for each part
+    the ids' gather, ``np.bincount`` and ``flatnonzero``) in one pass. None when a position is
+    outside the arrays or an id is ``n_plugins`` or more (the caller's NumPy form then answers).
+
+    ``plugin_ids`` (n,) int16, ``codes`` (n,) int8, ``positions`` (m,) int64 or None."""
+    cdef cnp.ndarray a_ids = vector(plugin_ids_, cnp.NPY_INT16, False, True, "plugin_sets plugin_ids")
+    cdef cnp.ndarray a_codes = vector(codes_, cnp.NPY_INT8, False, True, "plugin_sets codes")
+    cdef bint every = positions_ is None
+    cdef cnp.ndarray a_pos = None if every else vector(positions_, cnp.NPY_INT64, False, True,
+                                                        "plugin_sets positions")
+    cdef const int16_t* ids = <const int16_t*>cnp.PyArray_DATA(a_ids)
+    cdef const int8_t* codes = <const int8_t*>cnp.PyArray_DATA(a_codes)
+    cdef const int64_t* pos = NULL if every else <const int64_t*>cnp.PyArray_DATA(a_pos)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(a_ids, 0)
+    cdef Py_ssize_t m = n if every else cnp.PyArray_DIM(a_pos, 0)
+    cdef Py_ssize_t i, k
+    cdef int64_t p
+    cdef int16_t r
+    cdef bint bad = False
+    if cnp.PyArray_DIM(a_codes, 0) != n:
+        raise ValueError("plugin_ids and codes differ in length")
+    if n_plugins < 0 or n_plugins > 32767:
+        return None
+    # seen[k]: bit 0 a rejection by plugin k that is not Pending, bit 1 a Pending one
+    cdef cnp.ndarray a_seen = np.zeros(n_plugins if n_plugins > 0 else 1, dtype=np.uint8)
+    cdef uint8_t* seen = <uint8_t*>cnp.PyArray_DATA(a_seen)
+    with nogil:
+        for i in range(m):
+            if every:
+                p = i
+            else:
+                p = pos[i]
+                if p < 0 or p >= n:
+                    bad = True
+                    break
+            r = ids[p]
+            if r < 0:
+                continue
+            if r >= n_plugins:
+                bad = True
+                break
+            seen[r] |= 2 if codes[p] == pending_code else 1
+    if bad:
+        return None
+    return [k for k in range(n_plugins) if seen[k] & 1], [k for k in range(n_plugins) if seen[k] & 2]
+
+
+def rows_with_code(rows_, codes_, positions_, int8_t code):
+    """``rows[positions[i]]`` for each ``i`` whose ``codes[positions[i]]`` is ``code``, in order
+    ((q,) int64): ``ArrayNodeToStatus.rows_for_status_code``'s gather, test, selection and gather
+    in one pass. None when a position is outside the arrays (the caller's NumPy form then answers
+    or raises). ``rows`` (n,) int64, ``codes`` (n,) int8, ``positions`` (m,) int64."""
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "rows_with_code rows")
+    cdef cnp.ndarray a_codes = vector(codes_, cnp.NPY_INT8, False, True, "rows_with_code codes")
+    cdef cnp.ndarray a_pos = vector(positions_, cnp.NPY_INT64, False, True, "rows_with_code positions")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int8_t* codes = <const int8_t*>cnp.PyArray_DATA(a_codes)
+    cdef const int64_t* pos = <const int64_t*>cnp.PyArray_DATA(a_pos)
+    cdef Py_ssize_t n = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t nc = cnp.PyArray_DIM(a_codes, 0)
+    cdef Py_ssize_t m = cnp.PyArray_DIM(a_pos, 0)
+    cdef Py_ssize_t i, q = 0
+    cdef int64_t p
+    cdef bint bad = False
+    cdef cnp.ndarray a_out = np.empty(m, dtype=np.int64)
+    cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(a_out)
+    with nogil:
+        for i in range(m):
+            p = pos[i]
+            if p < 0 or p >= n or p >= nc:
+                bad = True
+                break
+            if codes[p] == code:
+                out[q] = rows[p]
+                q += 1
+    if bad:
+        return None
+    return a_out[:q]

@@ -1044,7 +1044,11 @@ def rows_by_rank(rows_, rank_, live_):
     cdef const int64_t* rank = <const int64_t*>cnp.PyArray_DATA(a_rank)
     cdef const uint8_t* live = <const uint8_t*>cnp.PyArray_DATA(a_live)
     cdef Py_ssize_t i, n = cnp.PyArray_DIM(a_rows, 0)
-    cdef int64_t r, key, top = 0
+    cdef int64_t r, key, top = 0, prev = -1
+    # descents: positions where the rank goes down; split: the last one. The potential nodes come
+    # in the failing cycle's order, the snapshot's rotated to its start index: at most one descent,
+    # and the rows are then that rotation undone (no counting sort over every rank).
+    cdef Py_ssize_t descents = 0, split = 0
     for i in range(n):
         r = rows[i]
         if r < 0 or r >= cnp.PyArray_DIM(a_rank, 0) or r >= cnp.PyArray_DIM(a_live, 0):
@@ -1056,8 +1060,21 @@ def rows_by_rank(rows_, rank_, live_):
             raise ValueError(f"rows_by_rank: negative rank {key}")
         if key > top:
             top = key
+        if key < prev:
+            descents += 1
+            split = i
+        prev = key
     cdef cnp.ndarray out_a = np.empty(n, dtype=np.int64)
     cdef int64_t* out = <int64_t*>cnp.PyArray_DATA(out_a)
+    if descents == 0 or (descents == 1 and rank[rows[n - 1]] < rank[rows[0]]):
+        # sorted, or sorted once rotated at ``split`` (strictly: a rank equal across the seam
+        # would keep its input order in the stable sort, which the rotation would not)
+        with nogil:
+            for i in range(split, n):
+                out[i - split] = rows[i]
+            for i in range(split):
+                out[n - split + i] = rows[i]
+        return out_a
     cdef int64_t* start = <int64_t*> malloc((top + 2) * sizeof(int64_t))
     if start == NULL:
         raise MemoryError()

@@ -232,6 +232,24 @@ class FilterResults:
                     counts[reason] += c
         return counts
 
+    def rejecting_plugins(self, positions: np.ndarray | None, pending_code: int) -> tuple[set[str], set[str]]:
+        """(names of the plugins that rejected a (selected) node with a code other than
+        ``pending_code``, names of those that rejected one with it): a failing cycle's
+        UnschedulablePlugins and PendingPlugins, in one pass over the nodes."""
+        if (self.plugin_ids.dtype == np.int16 and self.codes.dtype == np.int8
+                and (positions is None or (type(positions) is np.ndarray and positions.dtype == np.int64))):
+            got = _diagnosis.plugin_sets(self.plugin_ids, self.codes, positions, len(self.plugin_names),
+                                         pending_code)
+            if got is not None:
+                names = self.plugin_names
+                return {names[k] for k in got[0]}, {names[k] for k in got[1]}
+        # (another dtype, or a position or id out of range: the NumPy form answers or raises)
+        pos = np.arange(len(self.codes), dtype=np.int64) if positions is None else positions
+        pending_at = self.codes[pos] == pending_code
+        if not pending_at.any():
+            return self.unschedulable_plugins(pos), set()
+        return self.unschedulable_plugins(pos[~pending_at]), self.unschedulable_plugins(pos[pending_at])
+
     def unschedulable_plugins(self, positions: np.ndarray | None = None) -> set[str]:
         """Names of the plugins that rejected any (selected) node."""
         pids = self.plugin_ids if positions is None else self.plugin_ids[positions]
@@ -330,7 +348,14 @@ class ArrayNodeToStatus(NodeToStatus):
             return None
         pos = self._pos
         if len(pos):
-            pos = pos[self._res.codes[pos] == int(code)]
+            codes = self._res.codes
+            if type(rows) is np.ndarray and rows.dtype == np.int64 and codes.dtype == np.int8:
+                # the codes' gather and test and the rows' gather in one pass (None: a position
+                # out of range, which the NumPy form below raises on)
+                got = _diagnosis.rows_with_code(rows, codes, pos, int(code))
+                if got is not None:
+                    return table, got
+            pos = pos[codes[pos] == int(code)]
         return table, rows[pos]
 
     def nodes_for_status_code(self, node_names, code: Code) -> list[str]:

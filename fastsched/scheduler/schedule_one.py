@@ -995,7 +995,8 @@ class ScheduleOneMixin:
         self.next_start_node_index = (self.next_start_node_index + examined_end) % max(num_all_nodes, 1)
         if self._recording is not None:
             self._recording.record_filter(res, evaluated, examined_end, state.skip_filter_plugins)
-        if len(feasible_pos) == 0:  # (every examined node rejected: examined_end is m)
+        every_rejected = len(feasible_pos) == 0
+        if every_rejected:  # (every examined node rejected: examined_end is m)
             processed_rejected = np.arange(m, dtype=np.int64)
         else:
             processed_rejected = np.flatnonzero(~ok[:examined_end])
@@ -1005,16 +1006,15 @@ class ScheduleOneMixin:
         err = res.first_error() if examined_end == m else res.first_error(np.arange(examined_end))
         if err >= 0:
             raise _CycleError(res.status(err))
-        if len(feasible_pos) == 0 or self.extenders:
+        if every_rejected or self.extenders:
             # The plugin sets matter only to a FitError (the pod's queueing hints): built when no
             # node is left, or may be left once the extenders have filtered (issue 14).
-            codes = res.codes[processed_rejected]
-            pending_at = codes == _PENDING
-            if not pending_at.any():  # (no Pending verdict: every rejected node counts as unschedulable)
-                diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected)
-            else:
-                diagnosis.unschedulable_plugins |= res.unschedulable_plugins(processed_rejected[~pending_at])
-                diagnosis.pending_plugins |= res.unschedulable_plugins(processed_rejected[pending_at])
+            # (a rejection with Pending counts its plugin as pending, any other as unschedulable;
+            # every node examined and rejected, the common failure: no index array)
+            unschedulable, pending = res.rejecting_plugins(None if every_rejected else processed_rejected,
+                                                           _PENDING)
+            diagnosis.unschedulable_plugins |= unschedulable
+            diagnosis.pending_plugins |= pending
         return evaluated.select(feasible_pos)
 
     @staticmethod

@@ -85,6 +85,8 @@ NEVER_UNSCHEDULABLE_FILTERS = frozenset({"NodeUnschedulable", "NodeName", "Taint
 _ERROR = int(Code.ERROR)
 #: First window of walked nodes, in multiples of numCandidates (doubled while too few are found).
 _FIRST_WINDOW_FACTOR = 1.25
+#: most template prototypes whose fields PodColumns keeps (cleared beyond)
+_TEMPLATE_FIELDS_SIZE = 4096
 _MIN_WINDOW = 32
 
 
@@ -314,6 +316,10 @@ class PodColumns:
         self.live = 0
         self.signatures: dict[tuple, int] = {}
         self.signature_keys: list[tuple[str, dict]] = []
+        #: id(prototype) -> :meth:`_template_fields` of a template record's prototype (kept while
+        #: the width stays; the prototype is held, so its id is not reused)
+        self._templates: dict[int, tuple] = {}
+        self._templates_width = self.width
 
     def _alloc_rows(self, capacity: int) -> None:
         self.row_start = np.zeros(capacity, dtype=np.int64)
@@ -376,72 +382,123 @@ class PodColumns:
         """
         stale = _preemption.stale_rows(rows, self.row_version, table.row_version)
         if len(stale):
-            for row in stale.tolist():
-                self._load_row(table, row, is_assumed)
+            self._load_rows(table, stale.tolist(), is_assumed)
 
     def _load_row(self, table: "NodeTable", row: int, is_assumed: Any = None) -> None:
+        """Load one row (see :meth:`_load_rows`)."""
+        self._load_rows(table, [row], is_assumed)
+
+    def _template_fields(self, proto: "Pod", index: "collections.abc.Mapping[str, int]") -> tuple:
+        """What an entry holds of a template record, read off the template's prototype once per
+        PodColumns (every record of one template has the prototype's priority, start, requests,
+        labels and host ports: ``NodeTable.pod_prototype``): (prototype, priority, start,
+        requests as a (R,) int64 vector or None when all zero, signature id, has host ports)."""
+        return (proto, *self._fields(proto, proto.requests, index))
+
+    def _fields(self, pod: "Pod", requests: Any, index: "collections.abc.Mapping[str, int]") -> tuple:
+        """(priority, start, requests (R,) int64 or None when all zero, signature id, has host
+        ports) of a pod; its ``start`` NOT_STARTED when it has none."""
+        p = pod.priority
+        t = pod.start_time
+        vec = None
+        for name, amount in requests.items():
+            if amount:
+                if vec is None:
+                    vec = np.zeros(self.width, dtype=np.int64)
+                vec[index[name]] = amount
+        labels = pod.labels
+        key = (pod.namespace, tuple(sorted(labels.items()))) if labels else (pod.namespace, ())
+        signatures = self.signatures
+        sid = signatures.get(key)
+        if sid is None:
+            sid = signatures[key] = len(self.signature_keys)
+            self.signature_keys.append((pod.namespace, dict(labels)))
+        return (0 if p is None else p, NOT_STARTED if t is None else t, vec, sid, bool(pod.host_ports))
+
+    def _load_rows(self, table: "NodeTable", rows: list[int], is_assumed: Any = None) -> None:
+        """Load ``rows`` (each at the table's current version) as new ranges of the pool: the
+        entries' fields gathered in lists, then written a column at a time."""
         prototype_of = getattr(table, "pod_prototype", None)
         built = getattr(table.pods, "built", None)
-        items: list[tuple[int, Any]]
-        if prototype_of is not None and built is not None and built(row) is None:
-            # the table's records (in ``pods[row]``'s order): a pod kept as a template record is
-            # read off its prototype (None: the record's PodInfo exists)
-            items = [(rec, prototype_of(rec)) for rec in cast(Any, table).pod_records(row)]
-        else:
-            items = [(-1, pi) for pi in table.pods[row]]
-        n = len(items)
-        self.live += n - int(self.row_count[row])
-        s = self.size
-        if s + n > self.cap:
-            self._grow(s + n)
         index = table.resource_index
-        signatures = self.signatures
-        prio, start, req, sig, ports, pinfo = self.prio, self.start, self.req, self.sig, self.has_ports, self.pinfo
-        pod_objects, volatile, rec_of = self.pods, self.volatile, self.rec
-        req[s:s + n] = 0
-        for k, (rec, got) in enumerate(items):
-            e = s + k
-            if got is None:  # a record whose PodInfo exists
-                pi = cast(Any, table).pod_info(rec)
-                pod = pi.pod
-                requests = pi.requests
-            elif rec >= 0:  # a template record: its prototype's fields, no PodInfo built
-                pi = None
-                pod = got
-                requests = pod.requests
+        if self._templates_width != self.width or len(self._templates) > _TEMPLATE_FIELDS_SIZE:
+            self._templates = {}  # (requests vectors of another width, or too many prototypes)
+            self._templates_width = self.width
+        templates = self._templates
+        prios: list[int] = []
+        starts: list[float] = []
+        sigs: list[int] = []
+        ports: list[bool] = []
+        volatile: list[bool] = []
+        recs: list[int] = []
+        req_at: list[int] = []          # entries (relative) with a non-zero request vector ...
+        req_vecs: list[np.ndarray] = []  # ... and those vectors
+        objects: list[tuple[int, Any]] = []  # (relative entry, PodInfo) of entries with one
+        spans: list[tuple[int, int]] = []
+        for row in rows:
+            items: list[tuple[int, Any]]
+            if prototype_of is not None and built is not None and built(row) is None:
+                # the table's records (in ``pods[row]``'s order): a pod kept as a template record is
+                # read off its prototype (None: the record's PodInfo exists)
+                items = [(rec, prototype_of(rec)) for rec in cast(Any, table).pod_records(row)]
             else:
-                pi = got
-                pod = pi.pod
-                requests = pi.requests
-            p = pod.priority
-            prio[e] = 0 if p is None else p
-            t = pod.start_time
-            if t is None:
-                start[e] = NOT_STARTED
-                # a template record has no Pod object the scheduler could start in place (an
-                # assumed pod is stored with its PodInfo): its start stays the template's
-                volatile[e] = pi is not None and (is_assumed is None or is_assumed(pod))
-            else:
-                start[e] = t
-                volatile[e] = False
-            for name, amount in requests.items():
-                if amount:
-                    req[e, index[name]] = amount
-            labels = pod.labels
-            key = (pod.namespace, tuple(sorted(labels.items()))) if labels else (pod.namespace, ())
-            sid = signatures.get(key)
-            if sid is None:
-                sid = signatures[key] = len(self.signature_keys)
-                self.signature_keys.append((pod.namespace, dict(labels)))
-            sig[e] = sid
-            ports[e] = bool(pod.host_ports)
-            pinfo[e] = pi
-            rec_of[e] = -1 if pi is not None else rec
-            pod_objects[e] = pod if pi is not None else None
-        self.row_start[row] = s
-        self.row_count[row] = n
-        self.row_version[row] = table.row_version[row]
-        self.size = s + n
+                items = [(-1, pi) for pi in table.pods[row]]
+            spans.append((len(prios), len(items)))
+            for rec, got in items:
+                e = len(prios)
+                if got is not None and rec >= 0:
+                    # a template record: its prototype's fields, no PodInfo built; its start stays
+                    # the template's (no Pod object the scheduler could start in place exists)
+                    f = templates.get(id(got))
+                    if f is None or f[0] is not got:
+                        f = templates[id(got)] = self._template_fields(got, index)
+                    _, p, t, vec, sid, has_ports = f
+                    vol = False
+                    recs.append(rec)
+                else:
+                    pi = cast(Any, table).pod_info(rec) if got is None else got
+                    pod = pi.pod
+                    p, t, vec, sid, has_ports = self._fields(pod, pi.requests, index)
+                    # an assumed pod is stored with its PodInfo: the scheduler may start it in place
+                    vol = pod.start_time is None and (is_assumed is None or is_assumed(pod))
+                    recs.append(-1)
+                    objects.append((e, pi))
+                prios.append(p)
+                starts.append(t)
+                sigs.append(sid)
+                ports.append(has_ports)
+                volatile.append(vol)
+                if vec is not None:
+                    req_at.append(e)
+                    req_vecs.append(vec)
+        total = len(prios)
+        s = self.size
+        if s + total > self.cap:
+            self._grow(s + total)
+        end = s + total
+        self.prio[s:end] = prios
+        self.start[s:end] = starts
+        self.sig[s:end] = sigs
+        self.has_ports[s:end] = ports
+        self.volatile[s:end] = volatile
+        self.rec[s:end] = recs
+        req = self.req
+        req[s:end] = 0
+        if req_at:
+            req[np.array(req_at, dtype=np.int64) + s] = req_vecs
+        # the object columns: the pool beyond ``size`` holds None (new or grown pools only), so
+        # only the entries with a PodInfo are written
+        pinfo, pod_objects = self.pinfo, self.pods
+        for e, pi in objects:
+            pinfo[s + e] = pi
+            pod_objects[s + e] = pi.pod
+        row_start, row_count, row_version, versions = self.row_start, self.row_count, self.row_version, table.row_version
+        for row, (first, n) in zip(rows, spans):
+            self.live += n - int(row_count[row])
+            row_start[row] = s + first
+            row_count[row] = n
+            row_version[row] = versions[row]
+        self.size = end
 
     def pod_info(self, table: "NodeTable", e: int) -> PodInfo:
         """Entry ``e``'s PodInfo, built from its table record on first use (the entry must be one

@@ -353,6 +353,31 @@ def test_rows_by_rank_as_a_stable_argsort(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_rows_by_rank_undoes_a_rotation_as_the_stable_argsort(seed):
+    """Rows that come in the snapshot's order rotated to a start (the failing cycle's order: the
+    kernel's rotation path), with nodes left out, already sorted, or with equal ranks (within a run
+    and across the seam, where the stable sort keeps the input order and a rotation would not):
+    the same answer as ``rows[argsort(rank[rows], kind="stable")]``."""
+    rng = np.random.default_rng(50 + seed)
+    kinds = set()
+    for _ in range(300):
+        cap = int(rng.integers(1, 40))
+        ties = rng.random() < 0.3
+        rank = (rng.integers(0, max(1, cap // 3), cap) if ties else rng.permutation(cap)).astype(np.int64)
+        order = np.argsort(rank, kind="stable").astype(np.int64)
+        start = int(rng.integers(0, cap))
+        rotated = np.concatenate((order[start:], order[:start]))
+        rows = rotated[rng.random(cap) < 0.8] if rng.random() < 0.7 else rotated
+        live = np.ones(cap, dtype=np.uint8)
+        got = _preemption.rows_by_rank(rows, rank, live)
+        want = rows[np.argsort(rank[rows], kind="stable")]
+        assert got.tolist() == want.tolist()
+        kinds.add("seam tie" if ties and len(rows) > 1 and rank[rows[-1]] == rank[rows[0]] else
+                  "sorted" if (np.diff(rank[rows]) >= 0).all() else "rotated")
+    assert kinds == {"seam tie", "sorted", "rotated"}
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_window_fit_as_the_segments_and_fit_verdicts(seed):
     """``window_fit`` against the NumPy form it replaced: nodes without potential victims
     (empty segments) are NO_VICTIMS, the others candidates (active) where ``fit_verdicts`` passes

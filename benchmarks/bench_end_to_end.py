@@ -11,7 +11,15 @@ Shapes of the manifests: ``named`` (a name and a uid each: a workload file), ``d
 resourceVersion, a creationTimestamp and a Pending status with its PodScheduled condition each, as
 ``kubectl get pods -o yaml`` hands pending pods over), ``generate`` (``generateName`` only: the
 Scheduler names each pod) and ``labelled`` (named, with a label of its own each, as a
-StatefulSet's ``statefulset.kubernetes.io/pod-name``).
+StatefulSet's ``statefulset.kubernetes.io/pod-name``). ``deployments`` and ``interleaved`` are dumps
+of the pods of ``DEPLOYMENTS`` Deployments in the namespace, each with a spec of its own (image,
+requests, labels, its ReplicaSet as controller), as a cluster dump hands them over (the dump
+shape's per-pod fields, names ``<deployment>-<pod-template-hash>-<5 characters>``): ``deployments``
+in name order, as ``kubectl get pods -o yaml`` lists them (the API server lists by namespace and
+name, so a ReplicaSet's pods come one after another), ``interleaved`` in creation order, as a watch,
+``kubectl get pods --sort-by=.metadata.creationTimestamp`` or a listing node by node hands over
+pods of Deployments scaled up together (issue 29: each pod's template differs from the previous
+one's).
 
 Issue 29 also sets targets at 50,000 and 1,000,000 nodes (the named shape, init pods as many as
 nodes): those sizes run with ``FASTSCHED_BENCH_LARGE=1`` (about a minute of set-up at 1,000,000
@@ -26,11 +34,14 @@ pytest process so far, an upper bound) and the RSS after the measured pods (``rs
     python -m pytest benchmarks/bench_end_to_end.py --benchmark-only
     FASTSCHED_BENCH_LARGE=1 python -m pytest benchmarks/bench_end_to_end.py --benchmark-only  # + 50k, 1M nodes
 """
+import copy
 import gc
 import os
+import random
 import resource
 import statistics
 import time
+import uuid
 
 import pytest
 
@@ -42,10 +53,16 @@ NODES, INIT_PODS, MEASURED = 5000, 5000, 3000
 #: (nodes, shape) of each case: every shape at 5,000 nodes; named pods at issue 29's large sizes
 #: on request (init pods as many as nodes; fewer measured pods at 1,000,000, where a pod's cycle
 #: scores 50,000 nodes)
-CASES = [(NODES, shape) for shape in ("named", "dump", "generate", "labelled")]
+CASES = [(NODES, shape) for shape in ("named", "dump", "generate", "labelled", "deployments", "interleaved")]
 if os.environ.get("FASTSCHED_BENCH_LARGE"):
     CASES += [(50_000, "named"), (1_000_000, "named")]
 
+
+#: Deployments of the ``deployments`` and ``interleaved`` shapes (all in the measured namespace)
+DEPLOYMENTS = 12
+#: the characters of generated names (k8s.io/apiserver's names.SimpleNameGenerator, via
+#: k8s.io/apimachinery/pkg/util/rand.String), and of a ReplicaSet's pod-template-hash (rand.SafeEncodeString)
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 #: above this many nodes the cluster is built and added this many nodes (and pods) at a time
 CHUNK = 100_000
@@ -67,6 +84,10 @@ def _prepared(shape: str = "named", nodes: int = NODES, chunk: int = CHUNK):
     else:
         s.add_nodes(inst.nodes)
         s.add_pods(inst.init_pods)
+    if shape in ("deployments", "interleaved"):
+        manifests = _deployment_pods(w.measured_op.template, inst.measured_pods, by_name=shape == "deployments")
+        gc.collect()
+        return s, manifests
     manifests = []
     for i, p in enumerate(inst.measured_pods):
         m = template_manifest(w.measured_op.template, p.name, p.namespace)
@@ -78,14 +99,55 @@ def _prepared(shape: str = "named", nodes: int = NODES, chunk: int = CHUNK):
         if shape == "labelled":  # a StatefulSet's pods: a label of their own each
             m["metadata"].setdefault("labels", {})["statefulset.kubernetes.io/pod-name"] = p.name
         if shape == "dump":
-            created = "2026-11-02T09:%02d:%02dZ" % (i // 60 % 60, i % 60)
-            m["metadata"].update(resourceVersion=str(100000 + i), creationTimestamp=created)
-            m["status"] = {"phase": "Pending", "qosClass": "Guaranteed",
-                           "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                                           "lastTransitionTime": created}]}
+            _dump_fields(m, i)
         manifests.append(m)
     gc.collect()
     return s, manifests
+
+
+def _dump_fields(m: dict, i: int) -> None:
+    """The per-pod fields of the ``i``-th pod of a dump of pending pods (see the ``dump`` shape)."""
+    created = "2026-11-02T09:%02d:%02dZ" % (i // 60 % 60, i % 60)
+    m["metadata"].update(resourceVersion=str(100000 + i), creationTimestamp=created)
+    m["status"] = {"phase": "Pending", "qosClass": "Guaranteed",
+                   "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                                   "lastTransitionTime": created}]}
+
+
+def _deployment_pods(template: str, pods, *, by_name: bool) -> list[dict]:
+    """The ``deployments`` (``by_name``) or ``interleaved`` shape: ``pods``' namespaces and uids as
+    the pods of ``DEPLOYMENTS`` Deployments, each with its own spec, in creation order (the
+    Deployment of each pod drawn at random, as ReplicaSets scaled up together create them) or in
+    name order. Deterministic (a seeded generator)."""
+    rng = random.Random(29)
+    names = ["api", "auth", "billing", "cart", "checkout", "db-proxy", "frontend", "mail", "metrics", "orders",
+             "search", "web", "worker", "gateway", "reports", "ledger", "notify", "cache", "queue", "admin"]
+    deployments = []
+    for d, name in enumerate(names[:DEPLOYMENTS]):
+        pod_template_hash = "".join(rng.choice(_NAME_ALPHABET) for _ in range(10))
+        m = template_manifest(template, None, pods[0].namespace)
+        meta, container = m["metadata"], m["spec"]["containers"][0]
+        del meta["name"]
+        meta["generateName"] = f"{name}-{pod_template_hash}-"
+        meta["labels"] = {"app": name, "pod-template-hash": pod_template_hash}
+        meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{name}-{pod_template_hash}",
+                                    "uid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                                    "controller": True, "blockOwnerDeletion": True}]
+        container.update(name=name, image=f"registry.example.com/team/{name}:1.{d}.0")
+        quantities = {"cpu": f"{50 + 10 * d}m", "memory": f"{128 + 32 * d}Mi"}
+        container["resources"] = {"requests": dict(quantities), "limits": dict(quantities)}
+        deployments.append(m)
+    manifests = []
+    for i, p in enumerate(pods):
+        m = copy.deepcopy(rng.choice(deployments))
+        meta = m["metadata"]
+        meta["name"] = meta["generateName"] + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
+        meta["uid"] = p.uid
+        _dump_fields(m, i)
+        manifests.append(m)
+    if by_name:
+        manifests.sort(key=lambda m: m["metadata"]["name"])
+    return manifests
 
 
 def _add_cluster_in_chunks(s, w, nodes: int, chunk: int) -> None:

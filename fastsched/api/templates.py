@@ -15,7 +15,12 @@ first Pod decoded and validated from it. A manifest whose shared part is the sam
 serialized (pods of one template come one after another) is not serialized again: the compiled
 ``same_shared`` compares it with a private copy of that one (read back from its bytes: the caller
 may change its manifest in place and pass it again), exactly as marshal's bytes would (same exact
-types, same dict order; floats and other types always serialized), and it takes those bytes. A later manifest with the same key is that Pod with its
+types, same dict order; floats and other types always serialized), and it takes those bytes. Pods
+of several templates in turn (a watch or a listing by creation time of Deployments scaled up
+together, a listing node by node) are found the same way among the last :data:`RECENT_SHARED`
+shared parts serialized: the compiled ``fingerprint`` (a hash of the shared part) says which one to
+compare with, and ``same_shared`` decides, as for the last one (a fingerprint is never taken for
+proof: two manifests with different shared parts never share bytes). A later manifest with the same key is that Pod with its
 own per-pod fields: the decoder would build the same shared fields from the same values, and
 validation depends on the per-pod fields only through the name and node name (the API server does
 not validate a pod's status on create, and fastsched keeps none of resourceVersion, managedFields
@@ -52,7 +57,7 @@ import marshal
 from collections import abc
 from typing import Any, Mapping
 
-from .._kernels._manifest import same_shared
+from .._kernels._manifest import fingerprint, same_shared
 from ..util.field import FieldPath
 from ._manifest import as_map, as_string_map, as_timestamp
 from .decode import pod_status_fields
@@ -62,10 +67,14 @@ from .schema import decode as schema_decode
 from .util_validation import dns1123_subdomain_errors
 from .validation import validate_labels
 
-__all__ = ["MAX_TEMPLATES", "PodTemplates"]
+__all__ = ["MAX_TEMPLATES", "PodTemplates", "RECENT_SHARED"]
 
 #: distinct templates kept (a dump of many Deployments has a few hundred)
 MAX_TEMPLATES = 1024
+#: shared parts kept, by fingerprint, to find the bytes of a manifest whose template differs from
+#: the previous one's (the oldest dropped when full: the templates that come interleaved are those
+#: of one namespace's workloads, a few dozen at most; each a copy of a manifest's shared part)
+RECENT_SHARED = 64
 #: the metadata fields that differ between pods stamped from one template. Those of
 #: ``_SCHEMA_CHECKED_METADATA`` are type-checked per pod by the schema decoder (the Pod keeps none of
 #: them but the creation time, which ``as_timestamp`` would also take as a number: the decoder
@@ -91,13 +100,15 @@ _MARSHAL_VERSION = 2
 class PodTemplates:
     """The template cache of the loader (see the module docstring)."""
 
-    __slots__ = ("_templates", "_last")
+    __slots__ = ("_templates", "_last", "_recent")
 
     def __init__(self) -> None:
         self._templates: dict[tuple, Pod] = {}
-        #: (a private copy of the shared part of the last manifest serialized, its marshal bytes):
-        #: the next manifest equal to it (``same_values``: exact types, same order) has its bytes
+        #: (a private copy of the shared part of the last manifest whose key was found, its marshal
+        #: bytes): the next manifest equal to it (``same_values``: exact types, same order) has its bytes
         self._last: tuple[tuple, bytes] | None = None
+        #: such pairs of the last ``RECENT_SHARED`` shared parts serialized, by their ``fingerprint``
+        self._recent: dict[int, tuple[tuple, bytes]] = {}
 
     def key(self, document: Mapping[str, Any]) -> tuple | None:
         """The template key of a Pod manifest, or None when it must take the full path."""
@@ -117,25 +128,43 @@ class PodTemplates:
         labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
         per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
         api_version, kind = document.get("apiVersion"), document.get("kind")
+        bound = node_name is not None
         last = self._last
-        if last is not None and same_shared(api_version, kind, meta, per_pod, spec, node_name is not None, last[0]):
-            # the same as the last manifest serialized (pods of one template come one after another):
-            # its bytes, without writing them again (and their hash, cached on them, for the lookup)
+        if last is not None and same_shared(api_version, kind, meta, per_pod, spec, bound, last[0]):
+            # the same as the last manifest's (pods of one template come one after another): its
+            # bytes, without writing them again (and their hash, cached on them, for the lookup)
             text = last[1]
         else:
-            rest = {k: v for k, v in meta.items() if k not in per_pod}
-            if node_name is not None:
-                spec = {k: v for k, v in spec.items() if k != "nodeName"}
-            shared = (api_version, kind, rest, spec)
-            try:
-                text = marshal.dumps(shared, _MARSHAL_VERSION)
-            except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path
-                return None
-            # compared with a copy of its own, read back from the bytes: the caller's manifest may be
-            # changed in place and passed again
-            self._last = (marshal.loads(text), text)
+            # another template's: one of the recent ones (pods of several templates in turn)?
+            fp = fingerprint(api_version, kind, meta, per_pod, spec, bound)
+            recent = self._recent.get(fp) if fp is not None else None
+            if recent is not None and same_shared(api_version, kind, meta, per_pod, spec, bound, recent[0]):
+                text = recent[1]
+                self._last = recent
+            else:
+                rest = {k: v for k, v in meta.items() if k not in per_pod}
+                if bound:
+                    spec = {k: v for k, v in spec.items() if k != "nodeName"}
+                shared = (api_version, kind, rest, spec)
+                try:
+                    text = marshal.dumps(shared, _MARSHAL_VERSION)
+                except ValueError:  # a value marshal cannot write (a dict subclass, a datetime): full path
+                    return None
+                # compared with a copy of its own, read back from the bytes: the caller's manifest may
+                # be changed in place and passed again
+                self._last = (marshal.loads(text), text)
+                if fp is not None:
+                    self._remember_shared(fp, self._last)
         # named or not: validation checks a name, or (without one) skips it
         return (bool(node_name), bool(name), labels_per_pod, text)
+
+    def _remember_shared(self, fp: int, shared: tuple[tuple, bytes]) -> None:
+        """``shared`` (a private copy of a shared part and its bytes) as the recent one of
+        fingerprint ``fp`` (replacing another of the same fingerprint: a fingerprint is no proof)."""
+        recent = self._recent
+        if fp not in recent and len(recent) >= RECENT_SHARED:
+            recent.pop(next(iter(recent)), None)  # the oldest
+        recent[fp] = shared
 
     def stamp(self, key: tuple, document: Mapping[str, Any]) -> Pod | None:
         """The Pod of ``document`` from its template, if one was seen and the per-pod fields need

@@ -714,3 +714,15 @@ def test_null_unknown_fields_are_dropped_silently():
                                "nodeSelecter": {"a": "b"}}}, "Pod")
     assert decoded.unknown == ("spec.nodeSelecter",)
     assert decoded.document["spec"] == {"containers": [{"name": "c"}]}
+
+
+def test_a_document_must_be_a_mapping_of_any_kind():
+    """``decode`` takes a dict or any other Mapping (a read-only view of one) and refuses the rest
+    with a TypeError naming the kind."""
+    import types
+
+    document = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}}
+    assert decode(types.MappingProxyType(document), "Pod").document == document
+    for value in ([document], "p", None):
+        with pytest.raises(TypeError, match="a Pod manifest must be a mapping, not"):
+            decode(value, "Pod")

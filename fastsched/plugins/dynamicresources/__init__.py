@@ -1222,7 +1222,11 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                         return _error("internal error: no extended resource claim for the node")
                     claim = node_extended
                 finalizers = claim.finalizers if FINALIZER in claim.finalizers else (*claim.finalizers, FINALIZER)
-                pending = claim_with_status(claim, allocation=allocation, finalizers=finalizers)
+                # the in-flight copy (upstream's assumed claim): the manager reads its name,
+                # namespace and allocation only, and nothing lists it with the stored objects, so
+                # its manifest is left as the claim's (claim_with_status would build a new one
+                # per pod that nothing reads: issue 27)
+                pending = claim.replace(allocation=allocation, finalizers=finalizers)
                 self.manager.signal_claim_pending_allocation(claim.uid, pending)
                 if group_data is not None:
                     group_data.pending_allocations.setdefault(claim.uid, set()).add(pod.uid)

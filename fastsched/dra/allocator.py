@@ -741,7 +741,10 @@ class Allocator:
         if self.memo_salt is not None and shapes is not None:
             memo_key = _memo_key(shape, claims, (self.memo_salt, self.features), shapes, self.get_class)
             if memo_key is not None:
-                kept = shapes.answers.get(memo_key)
+                try:
+                    kept = shapes.answers.get(memo_key)
+                except TypeError:  # unhashable (tolerations, capacity requests as mappings): not kept
+                    kept = memo_key = None
                 if kept is not None:
                     # another cycle's search on a node of this shape, for claims asking the same:
                     # the same answer (NodeShapes.answers), this node's own through relocated
@@ -775,12 +778,8 @@ def _memo_key(shape: tuple, claims: Sequence[ResourceClaim], salt: Any, shapes: 
         if shapes is not None and get_class is not None:
             requests = shapes.class_blind(requests, get_class, salt)
         parts.append((requests, claim.constraints))
-    key = (shape, tuple(parts), salt)
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    # (hashable or not: the caller's lookup says, without hashing the nested shape twice)
+    return (shape, tuple(parts), salt)
 
 
 def _class_blind(requests: tuple, get_class: Callable[[str], Any]) -> Any:
@@ -874,6 +873,8 @@ class NodeShapes:
         self.answers: dict[tuple, tuple] = {}
         #: id(requests) -> (requests, salt, their class-blind form): :meth:`class_blind`
         self._class_blind: dict[int, tuple[Any, Any, Any]] = {}
+        #: the class-blind forms, interned
+        self._blind_forms: dict[Any, Any] = {}
 
     def clear(self) -> None:
         self._slices.clear()
@@ -883,6 +884,7 @@ class NodeShapes:
         self._interned.clear()
         self.answers.clear()
         self._class_blind.clear()
+        self._blind_forms.clear()
         self._table = self._row_numbers = self._row_pools = None
 
     def _intern(self, shape: tuple) -> tuple[tuple, int]:
@@ -952,12 +954,22 @@ class NodeShapes:
         selectors and no config get the same devices on nodes of one shape. scheduler_perf's DRA
         extended-resource cases make 25-50 such classes, one per extended resource, all selecting
         every device of one driver: keyed by class name, the answers kept across cycles served
-        ~2 in 5 of Reserve's searches, one shape's answer asked for by each class in turn (issue 27)."""
+        ~2 in 5 of Reserve's searches, one shape's answer asked for by each class in turn (issue 27).
+        Equal forms are one object (interned), so the kept answers' lookups compare them by
+        identity."""
         memo = self._class_blind
         kept = memo.get(id(requests))
         if kept is not None and kept[0] is requests and kept[1] == salt:
             return kept[2]
         blind = _class_blind(requests, get_class)
+        if blind is not requests:
+            forms = self._blind_forms
+            if len(forms) >= self.MAX_ANSWERS:
+                forms.clear()
+            try:
+                blind = forms.setdefault(blind, blind)
+            except TypeError:
+                pass  # (unhashable: so is the key, which is then not kept)
         if len(memo) >= self.MAX_ANSWERS:
             memo.clear()  # (sharing lost, never wrong)
         memo[id(requests)] = (requests, salt, blind)  # (requests kept: its id is not reused)

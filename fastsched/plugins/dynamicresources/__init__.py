@@ -1673,15 +1673,16 @@ def _metadata_valid(claim: ResourceClaim, pod: Any) -> bool:
     DNS-1123 label, both checked by its own validation), the claim's namespace is the pod's, its
     ``generateName`` is ``<pod name>-extended-resources-`` (a subdomain prefix of valid characters
     that starts with the pod name's first character and continues its last label, so only its
-    length can fail: ``NameIsDNSSubdomain`` masks the trailing dash and checks at most 253
-    characters), no labels, the one constant annotation and one owner reference ``v1``/``Pod``
+    length can fail: ``NameIsDNSSubdomain`` checks at most 253 characters of the name as
+    ``maskTrailingDash`` leaves it, which replaces the last two characters by "a", so 254 of the
+    prefix), no labels, the one constant annotation and one owner reference ``v1``/``Pod``
     with the pod's non-empty name and uid. Anything else: False (the client validates it then)."""
     generate_name = claim.generate_name
     refs = claim.owner_references
     return (getattr(pod, "admitted", False) is True and bool(pod.name) and bool(pod.uid)
             and claim.namespace == pod.namespace and not claim.name and not claim.labels
             and generate_name == f"{pod.name}-extended-resources-"
-            and len(generate_name) <= _DNS1123_SUBDOMAIN_MAX_LENGTH and generate_name.isascii()
+            and len(generate_name) - 1 <= _DNS1123_SUBDOMAIN_MAX_LENGTH and generate_name.isascii()
             and len(claim.annotations) == 1 and claim.annotations.get(EXTENDED_RESOURCE_CLAIM_ANNOTATION) == "true"
             and len(refs) == 1 and refs[0].api_version == "v1" and refs[0].kind == "Pod"
             and refs[0].name == pod.name and refs[0].uid == pod.uid)

@@ -239,6 +239,8 @@ def _pod_labels_mutation(c: _Cases) -> Callable[[dict], str]:
 
 def _pod_requests_mutation(c: _Cases) -> Callable[[dict], str]:
     def mutate(p: dict) -> str:
+        if p["spec"].get("resources"):  # pod-level resources bound the containers' (validation)
+            return ""
         ctr = p["spec"]["containers"][0]
         req = ctr.setdefault("resources", {}).setdefault("requests", {})
         res = c.rng.choice(("cpu", "memory"))

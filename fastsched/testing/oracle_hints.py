@@ -804,7 +804,8 @@ def differential_hints(scenarios: int, seed: int, out: str | Path | None, *, ora
                 _write_reproducer(Path(out), sc, diffs, oracle, feature_gates, shrink_budget)
             continue
         if record is not None:
-            recorded.append({"scenario": sc, "answer": {"registered": theirs["registered"], "hints": theirs["hints"]}})
+            recorded.append({"scenario": sc, "answer": {"registered": theirs.get("registered") or [],
+                                                        "hints": theirs.get("hints") or []}})
     s.seconds = time.perf_counter() - t0
     if record is not None:
         write_recorded(Path(record) / f"{HINTS_CLASS}.jsonl.gz", recorded)

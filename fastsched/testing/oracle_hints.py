@@ -39,7 +39,7 @@ import random
 from pathlib import Path
 from typing import Any, Callable
 
-from .oracle_scenarios import NODE_LABELS, TAINTS, generate
+from .oracle_scenarios import DECLARED_FEATURES, NODE_LABELS, TAINTS, generate
 
 __all__ = ["BASE_CLASSES", "HINTS_CLASS", "HINTS_ORACLE_GATES", "compare_hints", "generate_hints", "run_fastsched_hints", "check_hints",
            "differential_hints", "shrink_case"]
@@ -170,7 +170,17 @@ def _node_mutation(c: _Cases) -> Callable[[dict], str]:
         labels = n["metadata"].setdefault("labels", {})
         spec, status = n.setdefault("spec", {}), n.setdefault("status", {})
         choice = c.rng.choice(("label", "label", "zone", "taint-add", "taint-remove", "unschedulable", "allocatable",
-                               "allocatable", "annotation", "images", "two"))
+                               "allocatable", "annotation", "images", "two", "condition", "features"))
+        if choice == "condition":  # (the kubelet's heartbeat: UpdateNodeCondition upstream)
+            ready = c.rng.choice(("True", "False", "Unknown"))
+            status["conditions"] = [{"type": "Ready", "status": ready, "reason": "KubeletReady"}]
+            return f"condition Ready={ready}"
+        if choice == "features":
+            feats = sorted(c.rng.sample(DECLARED_FEATURES, c.rng.randint(0, 3)))
+            if feats == sorted(status.get("declaredFeatures") or []):
+                return ""
+            status["declaredFeatures"] = feats
+            return f"declared features {feats}"
         if choice == "two":
             return "; ".join(filter(None, (_node_mutation(c)(n), _node_mutation(c)(n))))
         if choice == "label":
@@ -262,7 +272,18 @@ def _pod_requests_mutation(c: _Cases) -> Callable[[dict], str]:
 def _target_mutation(c: _Cases) -> Callable[[dict], str]:
     def mutate(p: dict) -> str:
         spec = p["spec"]
-        choice = c.rng.choice(("labels", "toleration", "gates", "requests", "annotation"))
+        choice = c.rng.choice(("labels", "toleration", "gates", "requests", "annotation", "claim-status", "nominated"))
+        if choice == "claim-status":  # the resourceclaim controller names a template's claim
+            templated = [r for r in spec.get("resourceClaims") or () if r.get("resourceClaimTemplateName")]
+            if not templated:
+                return ""
+            r = c.rng.choice(templated)
+            p.setdefault("status", {})["resourceClaimStatuses"] = [
+                {"name": r["name"], "resourceClaimName": f"{p['metadata']['name']}-{r['name']}-x1"}]
+            return "generated claim named"
+        if choice == "nominated":
+            p.setdefault("status", {})["nominatedNodeName"] = c.rng.choice(("node-0", "node-1"))
+            return "nominated"
         if choice == "labels":
             return _pod_labels_mutation(c)(p)
         if choice == "toleration":

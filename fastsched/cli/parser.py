@@ -163,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "upstream samples: percentageOfNodesToScore, the start index across cycles, preemptors "
                          "attempted again on their nominated node; not with --batching), hints (the queueing hints: "
                          "each plugin's registered events and its QueueingHintFns' answers on drawn cluster "
-                         "changes), "
+                         "changes), hints-gangs (the same on pod groups' clusters, GenericWorkload on both sides), "
                          "gangs (pod groups, the oracle with GenericWorkload on), gangs-tas (with TopologyAwareWorkloadScheduling "
                          "too: topology constraints), gangs-policy (with PodGroupPreemptionPolicy too: PodGroups' "
                          "preemptionPolicy), gangs-claims (with DRAWorkloadResourceClaims too: claims a PodGroup names, "

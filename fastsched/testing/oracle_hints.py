@@ -41,10 +41,16 @@ from typing import Any, Callable
 
 from .oracle_scenarios import DECLARED_FEATURES, NODE_LABELS, TAINTS, generate
 
-__all__ = ["BASE_CLASSES", "HINTS_CLASS", "HINTS_ORACLE_GATES", "compare_hints", "generate_hints", "run_fastsched_hints", "check_hints",
+__all__ = ["BASE_CLASSES", "HINTS_CLASS", "HINTS_CLASSES", "HINTS_GANGS_CLASS", "HINTS_ORACLE_GATES", "compare_hints", "generate_hints", "run_fastsched_hints", "check_hints",
            "differential_hints", "shrink_case"]
 
 HINTS_CLASS = "hints"
+#: the same on pod groups' clusters (:func:`fastsched.testing.oracle_groups.generate_gangs`) with
+#: GenericWorkload on both sides: GangScheduling's registrations and hints (PodGroups added, their
+#: minCount or policy changed, members added)
+HINTS_GANGS_CLASS = "hints-gangs"
+#: class -> the gates both sides set on top of v1.37's defaults
+HINTS_CLASSES = {HINTS_CLASS: "", HINTS_GANGS_CLASS: "GenericWorkload=true"}
 #: the classes whose clusters the cases are drawn on (seed modulo their number)
 BASE_CLASSES = ("taints", "affinity", "podaffinity", "spread", "ports", "resources", "volumes", "dra", "mixed",
                 "preenqueue", "volumes", "dra", "podaffinity", "spread")
@@ -58,7 +64,7 @@ _CLUSTER_SCOPED = {"Node", "PersistentVolume", "StorageClass", "CSINode", "CSIDr
                    "Namespace", "PriorityClass", "RuntimeClass", "DeviceTaintRule", "VolumeAttachment"}
 #: kinds whose changes are drawn (other objects stay as the cluster's background)
 _OBJECT_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
-                 "CSIStorageCapacity", "ResourceClaim", "ResourceSlice", "DeviceClass")
+                 "CSIStorageCapacity", "ResourceClaim", "ResourceSlice", "DeviceClass", "PodGroup")
 
 
 def _key(m: dict) -> tuple[str, str, str]:
@@ -159,7 +165,8 @@ class _Cases:
         pods = [m for k, m in self.state.items() if k[0] == "Pod" and m["spec"].get("nodeName")]
         incoming = [m for k, m in self.state.items() if k[0] == "Pod" and not m["spec"].get("nodeName")]
         objects = [m for k, m in self.state.items() if k[0] not in ("Node", "Pod")]
-        return {"id": f"{HINTS_CLASS}-{seed}", "class": HINTS_CLASS, "seed": seed, "base": base["class"],
+        cls = HINTS_GANGS_CLASS if base["class"].startswith("gangs") else HINTS_CLASS
+        return {"id": f"{cls}-{seed}", "class": cls, "seed": seed, "base": base["class"],
                 "config": base["config"], "nodes": nodes, "pods": pods, "objects": objects, "incoming": incoming,
                 "hints": self.cases}
 
@@ -391,6 +398,14 @@ def _object_mutation(c: _Cases, kind: str) -> Callable[[dict], str]:
                 return "a device removed"
             meta.setdefault("labels", {})["example.com/x"] = "y"
             return "label"
+        if kind == "PodGroup":
+            policy = o["spec"].setdefault("schedulingPolicy", {})
+            if "gang" in policy and c.chance(0.8):
+                old_count = policy["gang"].get("minCount", 1)
+                policy["gang"]["minCount"] = max(1, old_count + c.rng.choice((-2, -1, 1, 2)))
+                return "" if policy["gang"]["minCount"] == old_count else f"minCount {policy['gang']['minCount']}"
+            meta.setdefault("labels", {})["example.com/x"] = "y"
+            return "label"
         if kind == "DeviceClass":
             spec = o.setdefault("spec", {})
             if c.chance(0.5):
@@ -457,6 +472,12 @@ def _names_claim(claim: dict) -> Callable[[dict], bool]:
         return any(r.get("resourceClaimName") == name for r in spec.get("resourceClaims", ())) or any(
             (v.get("persistentVolumeClaim") or {}).get("claimName") == name for v in spec.get("volumes", ()))
     return refers
+
+
+def _in_group(group: dict) -> Callable[[dict], bool]:
+    name, ns = group["metadata"]["name"], group["metadata"].get("namespace", "default")
+    return lambda p: (p["metadata"].get("namespace", "default") == ns
+                      and (p["spec"].get("schedulingGroup") or {}).get("podGroupName") == name)
 
 
 def _has_claims(p: dict) -> bool:
@@ -569,7 +590,8 @@ def _draw_case(c: _Cases) -> None:
     okind = c.rng.choice(kinds)
     o = c.rng.choice(c.of_kind(okind))
     op = c.rng.choice(("update", "update", "add", "delete"))
-    refers = _names_claim(o) if okind in ("PersistentVolumeClaim", "ResourceClaim") else _has_claims
+    refers = (_names_claim(o) if okind in ("PersistentVolumeClaim", "ResourceClaim")
+              else _in_group(o) if okind == "PodGroup" else _has_claims)
     if op == "add":
         c.add_case(okind, "add", None, o, pod=c.pending_pod(refers), what=f"{okind} added")
     elif op == "delete":
@@ -580,11 +602,17 @@ def _draw_case(c: _Cases) -> None:
             c.add_case(okind, "update", ch[0], ch[1], pod=c.pending_pod(refers), what=ch[2])
 
 
-def generate_hints(seed: int) -> dict:
-    """The ``hints`` scenario of ``seed`` (deterministic): a cluster of a :data:`BASE_CLASSES`
-    class (the same seed) and up to :data:`CASES` cases on it, the cluster holding their changes."""
-    base = generate(BASE_CLASSES[seed % len(BASE_CLASSES)], seed)
-    c = _Cases(base, random.Random(f"{HINTS_CLASS}:{seed}"))
+def generate_hints(seed: int, cls: str = HINTS_CLASS) -> dict:
+    """The ``hints`` (or ``hints-gangs``) scenario of ``seed`` (deterministic): a cluster of a
+    :data:`BASE_CLASSES` class (or the class ``gangs``; the same seed) and up to :data:`CASES`
+    cases on it, the cluster holding their changes."""
+    if cls == HINTS_GANGS_CLASS:
+        from .oracle_groups import generate_gangs
+
+        base = generate_gangs(seed)
+    else:
+        base = generate(BASE_CLASSES[seed % len(BASE_CLASSES)], seed)
+    c = _Cases(base, random.Random(f"{cls}:{seed}"))
     for _ in range(CASES * 3):
         if len(c.cases) >= CASES:
             break
@@ -639,7 +667,10 @@ def _case_events(case: dict, old: Any, new: Any) -> list:
         if op == "add":
             return [EVENT_ASSIGNED_POD_ADD if pod.node_name else EVENT_UNSCHEDULED_POD_ADD]
         return [EVENT_ASSIGNED_POD_DELETE if pod.node_name else EVENT_UNSCHEDULED_POD_DELETE]
-    return [ClusterEvent(EVENT_RESOURCE_OF_KIND[kind], action)]
+    # (PodGroups' events come from their own handler: eventhandlers._pod_group_event)
+    resource = {"PodGroup": EventResource.POD_GROUP,
+                "CompositePodGroup": EventResource.COMPOSITE_POD_GROUP}.get(kind) or EVENT_RESOURCE_OF_KIND[kind]
+    return [ClusterEvent(resource, action)]
 
 
 def run_fastsched_hints(scenario: dict, feature_gates: Any = None) -> dict:
@@ -793,7 +824,7 @@ def shrink_case(scenario: dict, index: int, still_differs: Callable[[dict], bool
 
 def differential_hints(scenarios: int, seed: int, out: str | Path | None, *, oracle: Any,
                        record: str | Path | None = None, log: Callable[[str], None] | None = None,
-                       feature_gates: Any = None, shrink_budget: int = 120) -> Any:
+                       feature_gates: Any = None, shrink_budget: int = 120, cls: str = HINTS_CLASS) -> Any:
     """Run ``scenarios`` ``hints`` scenarios (seeds ``seed``, ``seed + 1``, ...) on both sides; the
     summary counts cases as ``pods``. Each difference goes, shrunk, to ``<out>/hints-<seed>.json``;
     with ``record``, the agreeing scenarios and the oracle's answers to ``<record>/hints.jsonl.gz``."""
@@ -807,7 +838,7 @@ def differential_hints(scenarios: int, seed: int, out: str | Path | None, *, ora
     recorded: list[dict] = []
     t0 = time.perf_counter()
     for k in range(scenarios):
-        sc = generate_hints(seed + k)
+        sc = generate_hints(seed + k, cls)
         try:
             diffs, mine, theirs = check_hints(sc, oracle, feature_gates)
         except Exception as exc:  # noqa: BLE001 - fastsched refused the scenario: a difference too
@@ -829,7 +860,7 @@ def differential_hints(scenarios: int, seed: int, out: str | Path | None, *, ora
                                                         "hints": theirs.get("hints") or []}})
     s.seconds = time.perf_counter() - t0
     if record is not None:
-        write_recorded(Path(record) / f"{HINTS_CLASS}.jsonl.gz", recorded)
+        write_recorded(Path(record) / f"{cls}.jsonl.gz", recorded)
     return s
 
 

@@ -587,7 +587,8 @@ def _draw_case(c: _Cases) -> None:
     kinds = [k for k in _OBJECT_KINDS if c.of_kind(k)]
     if not kinds:
         return
-    okind = c.rng.choice(kinds)
+    # claims (DRA's and volumes') most often: their hints read the most of the cluster
+    okind = c.rng.choice(kinds + [k for k in kinds if k in ("ResourceClaim", "PersistentVolumeClaim")] * 2)
     o = c.rng.choice(c.of_kind(okind))
     op = c.rng.choice(("update", "update", "add", "delete"))
     refers = (_names_claim(o) if okind in ("PersistentVolumeClaim", "ResourceClaim")

@@ -2,7 +2,8 @@
 
 ``tests/oracle/recorded_named/hints.jsonl.gz`` holds the 60 scenarios of the named-only class
 ``hints`` from seed 7100 on (``fastsched differential --class hints --scenarios 60 --seed 7100
---record DIR``), on which kube-scheduler v1.37.2 (the oracle's ``hints.go``, at v1.37's default
+--record DIR``), and ``hints-gangs.jsonl.gz`` the 20 of the class ``hints-gangs`` from seed 7200
+on (pod groups' clusters, GenericWorkload on both sides), on which kube-scheduler v1.37.2 (the oracle's ``hints.go``, at v1.37's default
 gates) and fastsched agreed: per scenario the first profile's registrations (each plugin's
 ``EventsToRegister``: resource, action bits, with or without a QueueingHintFn) and 10 or so cases
 (a cluster change: kind, add/update/delete, old and new object, and the rejected pod), each
@@ -24,24 +25,26 @@ import pytest
 from fastsched.framework import events as fw_events
 from fastsched.framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from fastsched.plugins.dynamicresources import DynamicResources
+from fastsched.plugins.gangscheduling import GangScheduling
 from fastsched.plugins.nodeaffinity.node_affinity import NodeAffinity
 from fastsched.plugins.tainttoleration.taint_toleration import TaintToleration
 from fastsched.testing import oracle
-from fastsched.testing.oracle_hints import (HINTS_CLASS, KNOWN_REGISTRATIONS, compare_hints, generate_hints,
-                                            run_fastsched_hints, shrink_case)
+from fastsched.testing.oracle_hints import (HINTS_CLASSES, HINTS_GANGS_CLASS, KNOWN_REGISTRATIONS,
+                                            compare_hints, generate_hints, run_fastsched_hints, shrink_case)
 from fastsched.testing.oracle_scenarios import CLASSES, NAMED_CLASSES
 
 RECORDS = oracle.read_recorded(Path(__file__).parent / "recorded_named" / "hints.jsonl.gz")
+GANG_RECORDS = oracle.read_recorded(Path(__file__).parent / "recorded_named" / "hints-gangs.jsonl.gz")
 
 
 def _differences(rec: dict, **kw) -> list:
     sc = rec["scenario"]
-    return compare_hints(sc, run_fastsched_hints(sc), rec["answer"], **kw)
+    return compare_hints(sc, run_fastsched_hints(sc, HINTS_CLASSES[sc["class"]] or None), rec["answer"], **kw)
 
 
-def _answers() -> collections.Counter:
+def _answers(records: list = RECORDS) -> collections.Counter:
     c: collections.Counter = collections.Counter()
-    for r in RECORDS:
+    for r in records:
         for a in r["answer"]["hints"]:
             for h in a["hints"]:
                 c[(h["plugin"], h["hint"])] += 1
@@ -49,7 +52,7 @@ def _answers() -> collections.Counter:
 
 
 def test_fastsched_agrees_with_the_recorded_oracle_on_queueing_hints():
-    assert HINTS_CLASS not in CLASSES and HINTS_CLASS not in NAMED_CLASSES  # its own driver, only when named
+    assert not set(HINTS_CLASSES) & (set(CLASSES) | set(NAMED_CLASSES))  # its own driver, only when named
     # the set reaches what it is for: every plugin of the default profile registered, hints that
     # queue and hints that skip for the plugins whose answer depends on the change, changes of
     # every kind
@@ -70,12 +73,32 @@ def test_fastsched_agrees_with_the_recorded_oracle_on_queueing_hints():
     assert all(ops[("Node", op)] for op in ("add", "update", "delete"))
     assert all(ops[("Pod", op)] for op in ("add", "update", "delete"))
     assert sum(c.get("target", False) for r in RECORDS for c in r["scenario"]["hints"]) > 20
+    assert any(e == "Node/32" for r in RECORDS for a in r["answer"]["hints"] for e in a["events"])  # conditions
     failures = [f"{r['scenario']['id']}: {json.dumps(d[:2])[:800]}" for r in RECORDS if (d := _differences(r))]
     assert not failures, f"{len(failures)} of {len(RECORDS)} scenarios differ:\n" + "\n".join(failures[:10])
 
 
+def test_fastsched_agrees_with_the_recorded_oracle_on_pod_groups():
+    """GangScheduling (GenericWorkload): its registrations, and hints that queue and skip on
+    PodGroups added and changed and members added."""
+    assert all(r["scenario"]["class"] == HINTS_GANGS_CLASS for r in GANG_RECORDS)
+    assert "GangScheduling" in {r["plugin"] for r in GANG_RECORDS[0]["answer"]["registered"]}
+    answers = _answers(GANG_RECORDS)
+    assert answers[("GangScheduling", "Queue")] >= 20 and answers[("GangScheduling", "QueueSkip")] >= 20
+    failures = [f"{r['scenario']['id']}: {json.dumps(d[:2])[:800]}" for r in GANG_RECORDS if (d := _differences(r))]
+    assert not failures, f"{len(failures)} of {len(GANG_RECORDS)} scenarios differ:\n" + "\n".join(failures[:10])
+
+
+def test_a_gang_hint_missing_a_decrease_is_caught(monkeypatch):
+    """GangScheduling's PodGroup update hint not queueing a lowered minCount."""
+    monkeypatch.setattr(GangScheduling, "is_schedulable_after_pod_group_updated",
+                        lambda self, pod, old, new: (QueueingHint.QUEUE_SKIP, None))
+    assert sum(bool(_differences(r)) for r in GANG_RECORDS) >= 3
+
+
 def test_the_generator_is_the_recorded_one():
-    changed = [r["scenario"]["id"] for r in RECORDS if generate_hints(r["scenario"]["seed"]) != r["scenario"]]
+    changed = [r["scenario"]["id"] for r in RECORDS + GANG_RECORDS
+               if generate_hints(r["scenario"]["seed"], r["scenario"]["class"]) != r["scenario"]]
     assert not changed, f"the generator no longer makes the recorded scenarios: {changed[:5]}"
 
 

@@ -145,7 +145,8 @@ def cmd_differential(args: argparse.Namespace) -> int:
     fast = FastPathStats()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""
-        out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} pods, {s.differences} differences{known} "
+        unit = "cases" if cls in HINTS_CLASSES else "pods"  # (a hints scenario's cases: changes asked about)
+        out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} {unit}, {s.differences} differences{known} "
                   f"({s.seconds:.1f} s)\n")
         if s.fast is not None:  # --fast-paths: what the fast runs' fast paths served
             out.write(f"  fast paths: {s.fast_differences} differences; {s.fast.text()}\n")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import copy
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,25 @@ def test_shrink_case_keeps_the_case_alone():
     assert small["hints"] == [sc["hints"][i]]
     assert [n["metadata"]["name"] for n in small["nodes"]] == [name]
     assert not small["pods"] and not small["objects"]
+
+
+# -- live, where Go is: fresh seeds of both classes against the oracle built from oracle/ -------------
+@pytest.mark.skipif(shutil.which("go") is None, reason="the oracle needs Go (`go` not on PATH); the recorded "
+                                                         "sets above check the same without it")
+@pytest.mark.parametrize("cls", sorted(HINTS_CLASSES))
+def test_live_hints_agree(cls, monkeypatch):
+    from fastsched.testing.oracle_hints import HINTS_ORACLE_GATES, check_hints
+
+    monkeypatch.setattr(oracle, "ORACLE_DIR", Path(__file__).resolve().parents[2] / "oracle")
+    try:
+        binary = oracle.build_oracle()
+    except RuntimeError as exc:  # e.g. no network for a cold module cache
+        pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
+    gates = HINTS_CLASSES[cls]
+    with oracle.Oracle(binary, feature_gates=",".join(g for g in (HINTS_ORACLE_GATES, gates) if g)) as live:
+        if (live.version or {}).get("protocol", 0) < 4:
+            pytest.skip("the oracle predates protocol 4 (hints)")
+        for seed in range(910_000, 910_004):
+            diffs, _, theirs = check_hints(generate_hints(seed, cls), live, gates or None)
+            assert not diffs, f"{cls}-{seed}: {json.dumps(diffs)[:2000]}"
+            assert theirs.get("registered")

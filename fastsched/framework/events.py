@@ -153,12 +153,16 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod, is_target_pod: 
     return [_event(r, a) for a in actions]
 
 
-def _condition_statuses(node: Node) -> dict[Any, Any]:
-    """``extractNodeConditionsChange``'s ``strip``: each condition type's status (the last entry
-    of a type wins, as in upstream's map), read from the node's manifest: fastsched's Node keeps
-    no conditions (no plugin reads them), a node built in code has none."""
+def _conditions(node: Node) -> Any:
+    """The node's ``status.conditions`` as its manifest has them (None without): fastsched's Node
+    keeps no conditions (no plugin reads them), a node built in code has none."""
     status = (node.manifest or {}).get("status")
-    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    return status.get("conditions") if isinstance(status, Mapping) else None
+
+
+def _condition_statuses(conditions: Any) -> dict[Any, Any]:
+    """``extractNodeConditionsChange``'s ``strip``: each condition type's status (the last entry
+    of a type wins, as in upstream's map)."""
     return {c.get("type"): c.get("status") for c in conditions or () if isinstance(c, Mapping)}
 
 
@@ -180,7 +184,9 @@ def node_scheduling_properties_change(new_node: Node, old_node: Node) -> list[Cl
         actions.append(ActionType.UPDATE_NODE_TAINT)
     # (found by the differential class hints: a Ready condition flipping was no event at all, so
     # a plugin registering Node/Update, or every event, never heard of it)
-    if (old_node.manifest or new_node.manifest) and _condition_statuses(old_node) != _condition_statuses(new_node):
+    old_conditions, new_conditions = _conditions(old_node), _conditions(new_node)
+    # (equal lists first: the strip only when something, perhaps a heartbeat time, differs)
+    if old_conditions != new_conditions and _condition_statuses(old_conditions) != _condition_statuses(new_conditions):
         actions.append(ActionType.UPDATE_NODE_CONDITION)
     if dict(old_node.annotations) != dict(new_node.annotations):
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)

@@ -156,6 +156,9 @@ type Scenario struct {
 	// (findNodesThatPassFilters, see sampling) instead of examining every node in the scenario's
 	// order; each attempt then reports evaluated_nodes and next_start
 	Sampling bool `json:"sampling"`
+	// Hints: schedule nothing; answer upstream's queueing hint registrations and each case's
+	// QueueingHintFn answers instead (hints.go; the class "hints")
+	Hints []HintCase `json:"hints"`
 }
 
 type statusJSON struct {
@@ -252,6 +255,9 @@ type Answer struct {
 	Error  string        `json:"error,omitempty"`
 	Millis float64       `json:"millis"`
 	Bench  *Bench        `json:"bench,omitempty"`
+	// Registered, HintAnswers: a "hints" scenario's answer (hints.go)
+	Registered  []RegisteredEvent `json:"registered,omitempty"`
+	HintAnswers []HintAnswer      `json:"hints,omitempty"`
 }
 
 // Bench is the answer to a scenario with "bench": true: upstream's scheduling cycles timed.
@@ -1114,6 +1120,15 @@ func run(sc *Scenario) (ans Answer) {
 				break
 			}
 		}
+	}
+
+	if sc.Hints != nil { // a "hints" scenario: the queueing hints on this cluster, no cycle
+		ans.Registered, ans.HintAnswers, err = answerHints(ctx, profiles[cfg.Profiles[0].SchedulerName].fw, sc.Hints,
+			classes, runtimeClasses)
+		if err != nil {
+			ans.Error = "hints: " + err.Error()
+		}
+		return
 	}
 
 	// syncClaims waits (up to 10 s) until the DRA manager's claims (the assume cache, fed by the
@@ -2314,14 +2329,14 @@ type Version struct {
 	KubeScheduler string `json:"kube_scheduler"`
 	Go            string `json:"go"`
 	// Protocol: 2 adds batch_hint and batch_hinted to the attempts (1: the v1.34 oracle, no --version);
-	// 3 adds batch_signature and batch_flush
+	// 3 adds batch_signature and batch_flush; 4 answers "hints" scenarios (hints.go)
 	Protocol int `json:"protocol"`
 	// FeatureGates: the gates set on top of the defaults (--feature-gates, then the oracle's own)
 	FeatureGates string `json:"feature_gates"`
 }
 
 func version(gates string) Version {
-	v := Version{Go: goruntime.Version(), Protocol: 3, FeatureGates: gates}
+	v := Version{Go: goruntime.Version(), Protocol: 4, FeatureGates: gates}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range info.Deps {
 			ver := d.Version
@@ -2388,9 +2403,13 @@ func main() {
 	printVersion := flag.Bool("version", false, "print the upstream versions compiled in (JSON) and exit")
 	gates := flag.String("feature-gates", "", "feature gates to set on top of upstream's defaults (Gate=true,...)")
 	flag.Parse()
-	// Preemption deletes its victims before PostFilter returns, so that they can be reported.
+	// Preemption deletes its victims before PostFilter returns, so that they can be reported;
+	// unless the gates given set it (the class "hints" compares the registrations at v1.37's
+	// defaults, where DefaultPreemption registers AssignedPod/Delete only with it on)
 	all := "SchedulerAsyncPreemption=false"
-	if *gates != "" {
+	if strings.Contains(*gates, "SchedulerAsyncPreemption=") {
+		all = *gates
+	} else if *gates != "" {
 		all = *gates + "," + all
 	}
 	if err := utilfeature.DefaultMutableFeatureGate.Set(all); err != nil {

@@ -27,12 +27,14 @@ def cmd_differential(args: argparse.Namespace) -> int:
     groups = (GANG_CLASS, GANG_TAS_CLASS, GANG_POLICY_CLASS, GANG_CLAIMS_CLASS, GANG_NAR_CLASS, GANG_COMPOSITE_CLASS,
               GANG_COMPOSITE_POLICY_CLASS)
     classes = args.classes or list(CLASSES)
+    from ..testing.oracle_hints import HINTS_CLASSES
+
     unknown = [c for c in classes if c not in CLASSES and c not in groups and c not in GATED_CLASSES
-               and c not in NAMED_CLASSES]
+               and c not in NAMED_CLASSES and c not in HINTS_CLASSES]
     if unknown:
         gated = "".join(f", {c} (with {gates} on both sides)" for c, (_, gates) in GATED_CLASSES.items())
         raise CLIError(f"unknown scenario class {unknown[0]!r} (classes: {', '.join(CLASSES)}; and "
-                       f"{', '.join(NAMED_CLASSES)}, {GANG_CLASS}, "
+                       f"{', '.join(NAMED_CLASSES)}, {', '.join(HINTS_CLASSES)}, {GANG_CLASS}, "
                        f"with GenericWorkload on, {GANG_TAS_CLASS}, with TopologyAwareWorkloadScheduling too, "
                        f"{GANG_POLICY_CLASS}, with PodGroupPreemptionPolicy too, {GANG_CLAIMS_CLASS}, with "
                        f"DRAWorkloadResourceClaims too, {GANG_NAR_CLASS}, with DRANodeAllocatableResources "
@@ -95,7 +97,8 @@ def cmd_differential(args: argparse.Namespace) -> int:
         out.flush()
 
     with oracle:
-        summary = orc.differential([c for c in classes if c not in groups and c not in GATED_CLASSES],
+        summary = orc.differential([c for c in classes if c not in groups and c not in GATED_CLASSES
+                                    and c not in HINTS_CLASSES],
                                    args.scenarios, seed, args.out,
                                    oracle=oracle, record=args.record, log=log, known=not args.raw,
                                    batching=args.batching, fast_paths=args.fast_paths)
@@ -108,6 +111,21 @@ def cmd_differential(args: argparse.Namespace) -> int:
             summary.update(orc.differential([cls], args.scenarios, seed, args.out, oracle=gated_oracle,
                                             record=args.record, log=log, known=not args.raw, batching=args.batching,
                                             fast_paths=args.fast_paths))
+    for cls in (c for c in classes if c in HINTS_CLASSES):
+        # the queueing hints (fastsched.testing.oracle_hints): an oracle at v1.37's default gates
+        # (the plain classes' oracle turns SchedulerAsyncPreemption off, which changes what
+        # DefaultPreemption registers), with the class's gates on both sides
+        from ..testing.oracle_hints import HINTS_ORACLE_GATES, differential_hints
+
+        gates = ",".join(g for g in (args.feature_gates, HINTS_CLASSES[cls]) if g)
+        oracle_gates = ",".join(g for g in (HINTS_ORACLE_GATES, args.oracle_feature_gates or args.feature_gates,
+                                            HINTS_CLASSES[cls]) if g)
+        with orc.Oracle(binary, feature_gates=oracle_gates) as hints_oracle:
+            try:
+                summary[cls] = differential_hints(args.scenarios, seed, args.out, oracle=hints_oracle,
+                                                  record=args.record, log=log, feature_gates=gates or None, cls=cls)
+            except RuntimeError as exc:
+                raise CLIError(str(exc)) from None
     for cls in groups:  # pod groups: an oracle with GenericWorkload on (fastsched.testing.oracle_groups)
         if cls not in classes:
             continue
@@ -127,7 +145,8 @@ def cmd_differential(args: argparse.Namespace) -> int:
     fast = FastPathStats()
     for cls, s in summary.items():
         known = f", {s.known} known" if s.known else ""
-        out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} pods, {s.differences} differences{known} "
+        unit = "cases" if cls in HINTS_CLASSES else "pods"  # (a hints scenario's cases: changes asked about)
+        out.write(f"{cls}: {s.scenarios} scenarios, {s.pods} {unit}, {s.differences} differences{known} "
                   f"({s.seconds:.1f} s)\n")
         if s.fast is not None:  # --fast-paths: what the fast runs' fast paths served
             out.write(f"  fast paths: {s.fast_differences} differences; {s.fast.text()}\n")

@@ -8,6 +8,7 @@ are in :mod:`fastsched.framework.interface`.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..api.resources import requests_without_claim_statuses
@@ -152,12 +153,26 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod, is_target_pod: 
     return [_event(r, a) for a in actions]
 
 
+def _conditions(node: Node) -> Any:
+    """The node's ``status.conditions`` as its manifest has them (None without): fastsched's Node
+    keeps no conditions (no plugin reads them), a node built in code has none."""
+    status = (node.manifest or {}).get("status")
+    return status.get("conditions") if isinstance(status, Mapping) else None
+
+
+def _condition_statuses(conditions: Any) -> dict[Any, Any]:
+    """``extractNodeConditionsChange``'s ``strip``: each condition type's status (the last entry
+    of a type wins, as in upstream's map)."""
+    return {c.get("type"): c.get("status") for c in conditions or () if isinstance(c, Mapping)}
+
+
 def node_scheduling_properties_change(new_node: Node, old_node: Node) -> list[ClusterEvent]:
     """Upstream ``NodeSchedulingPropertiesChange`` (v1.37.2): one Node event per kind of change, in
     upstream's order: ``spec.unschedulable`` turned off (UpdateNodeTaint), allocatable, labels,
-    taints, annotations, declared features (NodeDeclaredFeatures, locked on); none when nothing a
-    plugin reads changed. fastsched's Node has no conditions and no preemption policy, so
-    UpdateNodeCondition and UpdateNodePreemptionPolicy never come."""
+    taints, conditions' statuses (UpdateNodeCondition, read from the manifests: a kubelet's
+    Ready flipping; heartbeat times are no change), annotations, declared features
+    (NodeDeclaredFeatures, locked on); none when nothing a plugin reads changed. fastsched's Node
+    has no preemption policy, so UpdateNodePreemptionPolicy never comes."""
     actions = []
     if new_node.unschedulable != old_node.unschedulable and not new_node.unschedulable:
         actions.append(ActionType.UPDATE_NODE_TAINT)
@@ -167,6 +182,12 @@ def node_scheduling_properties_change(new_node: Node, old_node: Node) -> list[Cl
         actions.append(ActionType.UPDATE_NODE_LABEL)
     if old_node.taints != new_node.taints:
         actions.append(ActionType.UPDATE_NODE_TAINT)
+    # (found by the differential class hints: a Ready condition flipping was no event at all, so
+    # a plugin registering Node/Update, or every event, never heard of it)
+    old_conditions, new_conditions = _conditions(old_node), _conditions(new_node)
+    # (equal lists first: the strip only when something, perhaps a heartbeat time, differs)
+    if old_conditions != new_conditions and _condition_statuses(old_conditions) != _condition_statuses(new_conditions):
+        actions.append(ActionType.UPDATE_NODE_CONDITION)
     if dict(old_node.annotations) != dict(new_node.annotations):
         actions.append(ActionType.UPDATE_NODE_ANNOTATION)
     if tuple(old_node.declared_features) != tuple(new_node.declared_features):

@@ -283,7 +283,7 @@ class Oracle:
 def _scenario_only(s: dict) -> dict:
     return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming",
                                           "replay_rerun", "replay_nominated", "replay_tas", "placement_order",
-                                          "placement_pick", "bind_order", "replay_composite", "sampling") if k in s}}
+                                          "placement_pick", "bind_order", "replay_composite", "sampling", "hints") if k in s}}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -351,3 +351,35 @@ def test_deleting_another_schedulers_nominated_pod_moves_nothing():
     assert h.moved() == set()
     h.on_pod_delete(foreign.replace(scheduler_name=SCHED), "")
     assert h.moved() == {"lpp"}
+
+
+# -- TestNodeConditionsChange (events_test.go): conditions are read from the node's manifest ---------
+def _conditioned(*conditions):
+    from fastsched.api.objects import Node
+
+    return Node.from_manifest({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"},
+                               "status": {"conditions": [dict(c) for c in conditions]}})
+
+
+DISK = {"type": "DiskPressure", "status": "True"}
+
+
+@pytest.mark.parametrize("old,new,changed", [
+    ([DISK], [DISK], False),
+    ([{**DISK, "lastHeartbeatTime": "1970-01-01T00:00:01Z"}], [{**DISK, "lastHeartbeatTime": "1970-01-01T00:00:02Z"}],
+     False),
+    ([], [{"type": "Ready", "status": "True"}], True),
+    ([DISK], [], True),
+    ([{"type": "Ready", "status": "False"}], [{"type": "Ready", "status": "True"}], True),
+], ids=["no condition changed", "only LastHeartbeatTime changed", "new node has more healthy conditions",
+        "new node has less unhealthy conditions", "condition status changed"])
+def test_node_conditions_change(old, new, changed):
+    """A condition's status changed is UpdateNodeCondition (between taints and annotations in
+    NodeSchedulingPropertiesChange's order); a heartbeat alone is none. The class ``hints`` found
+    it missing (a Ready flip was no event)."""
+    got = node_scheduling_properties_change(_conditioned(*new), _conditioned(*old))
+    assert got == (_ev(ActionType.UPDATE_NODE_CONDITION) if changed else [])
+    both = _conditioned(*new).replace(labels={"foo": "bar"}, annotations={"a": "b"})
+    if changed:
+        assert node_scheduling_properties_change(both, _conditioned(*old)) == _ev(
+            ActionType.UPDATE_NODE_LABEL, ActionType.UPDATE_NODE_CONDITION, ActionType.UPDATE_NODE_ANNOTATION)

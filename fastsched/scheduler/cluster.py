@@ -368,15 +368,46 @@ class Cluster:
         self._handler.on_namespace_add(ns, existed)
 
     def add_priority_class(self, pc: Any) -> None:
+        """Create a PriorityClass, as the API server does: validated, then the Priority admission
+        (a second ``globalDefault`` is forbidden, even under the default's own name), then a name
+        already taken is AlreadyExists (``update_object`` changes a class; its ``value`` and
+        ``preemptionPolicy`` cannot change). A system class given as kube-apiserver creates it
+        (validation refuses any other) is taken once without complaint: cluster dumps hold them."""
         pc = self._admitted(pc, PriorityClass)
         if pc.global_default and self.priority_admission:
-            # the Priority admission plugin's validatePriorityClass: a second default is refused
-            # (it was taken, and pods got the first one added's value)
+            # plugin/pkg/admission/priority validatePriorityClass: on Create, any default there
+            # refuses another (it was taken, and pods got its value)
+            default = self._global_default_priority_class()
+            if default is not None:
+                raise _second_default(pc, default)
+        if pc.name in self.priority_classes:
+            # the registry's create of a taken name (genericregistry.Store.Create)
+            raise ManifestError(f'{group_resource("PriorityClass")} "{pc.name}" already exists',
+                                source=f"PriorityClass {pc.name}")
+        self.priority_classes[pc.name] = pc
+        self._global_default_pc = None
+
+    def update_priority_class(self, pc: Any) -> None:
+        """Replace a PriorityClass (an added one or a system one), as the API server's update:
+        NotFound for a class that does not exist; ``value`` and ``preemptionPolicy`` are immutable
+        (pkg/apis/scheduling/validation ValidatePriorityClassUpdate); the Priority admission
+        forbids making it the default while another class is. Pods keep the priority they were
+        admitted with."""
+        pc = self._admitted(pc, PriorityClass, update=True)
+        old = self.priority_class(pc.name)
+        if old is None:
+            raise not_found("PriorityClass", pc.name)
+        errors = []
+        if pc.value != old.value:
+            errors.append(FieldError.forbidden("value", "may not be changed in an update."))
+        if pc.preemption_policy != old.preemption_policy:
+            errors.append(FieldError.invalid("preemptionPolicy", pc.preemption_policy, "field is immutable"))
+        if errors:
+            raise ValidationError("PriorityClass", pc.name, errors)
+        if pc.global_default and self.priority_admission:
             default = self._global_default_priority_class()
             if default is not None and default.name != pc.name:
-                raise ManifestError(f'priorityclasses.scheduling.k8s.io "{pc.name}" is forbidden: PriorityClass '
-                                    f'{default.name} is already marked as default. Only one default can exist',
-                                    path="globalDefault", source=f"PriorityClass {pc.name}")
+                raise _second_default(pc, default)
         self.priority_classes[pc.name] = pc
         self._global_default_pc = None
 
@@ -946,6 +977,9 @@ class Cluster:
         """Replace an object added with :meth:`add_object` (same kind, namespace and name); its
         controller reconciles (scaling a Deployment creates or deletes pods)."""
         obj = self._admitted_any(obj, update=True)
+        if isinstance(obj, PriorityClass):
+            self.update_priority_class(obj)
+            return
         old = self._objects.get(obj.KIND, {}).get(obj.key)
         if old is None:
             raise not_found(obj.KIND, obj.name)
@@ -1343,6 +1377,13 @@ class Cluster:
 #: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
 _DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
                              for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+def _second_default(pc: PriorityClass, default: PriorityClass) -> ManifestError:
+    """The Priority admission's refusal of a second ``globalDefault`` class."""
+    return ManifestError(f'{group_resource("PriorityClass")} "{pc.name}" is forbidden: PriorityClass '
+                         f'{default.name} is already marked as default. Only one default can exist',
+                         path="globalDefault", source=f"PriorityClass {pc.name}")
 
 
 def _namespace_terminating(ns: Namespace) -> bool:

@@ -61,6 +61,9 @@ __all__ = ["Cluster", "ClusterEventHandler", "TERMINAL_PHASES"]
 #: Pod phases of pods whose containers have all ended: such pods hold nothing on their node and are
 #: never scheduled (upstream's informers filter them out of the cache and the queue).
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+#: the namespaces NamespaceLifecycle admission forbids deleting (k8s.io/apiserver's
+#: pkg/admission/plugin/namespace/lifecycle: metav1.NamespaceDefault, NamespaceSystem, NamespacePublic)
+_IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 #: The order in which one ``add`` call applies the kinds it holds, so that what an object needs is
 #: there first: namespaces and priority classes before pods (admission), nodes before the pods
 #: bound to them, the pods before the controllers that count them.
@@ -1085,6 +1088,9 @@ class Cluster:
         if kind == "PriorityClass":
             self._delete_priority_class(name)
             return
+        if kind == "Namespace":
+            self._delete_namespace(name)
+            return
         store = self._objects.get(kind, {})
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
         obj = store.pop(key, None)
@@ -1114,6 +1120,50 @@ class Cluster:
         if self.priority_classes.pop(name, None) is None:
             raise not_found("PriorityClass", name)
         self._global_default_pc = None
+
+    def _delete_namespace(self, name: str) -> None:
+        """Delete a namespace as the API server and the namespace controller do, at once:
+        NamespaceLifecycle forbids deleting ``default``, ``kube-system`` and ``kube-public``
+        (k8s.io/apiserver's lifecycle admission); the namespace turns Terminating (new pods there
+        are refused), the namespace controller deletes its content (pkg/controller/namespace
+        deletion: every namespaced kind; the workloads first here, so that no controller replaces
+        what goes, then the pods, each a pod deletion the scheduler hears, then the other
+        objects, each with its delete event), and the Namespace is gone. Upstream a bound pod
+        terminates gracefully (the kubelet ends it) and the namespace stays Terminating until the
+        last one is gone; fastsched deletes them at once, as :meth:`delete_pod`. A namespace
+        fastsched admitted pods or objects into without its Namespace object counts as existing
+        (see ``_namespace_terminating_refusal``); one with neither is NotFound."""
+        if name in _IMMORTAL_NAMESPACES:
+            raise ManifestError(f'namespaces "{name}" is forbidden: this namespace may not be deleted',
+                                source=f"Namespace {name}")
+        if (name not in self.namespaces and not self._pod_uids_by_namespace.get(name)
+                and not self._namespace_content(name)):
+            raise not_found("Namespace", name)
+        self._terminating_namespaces.add(name)
+        reason = f"deleted with its namespace {name}"
+        for obj in self._namespace_content(name, controllers_only=True):
+            if self._objects.get(obj.KIND, {}).get(obj.key) is obj:  # (not gone with an owner)
+                self.delete_object(obj.KIND, obj.name, name)
+        for pod in self.pods_in_namespace(name):
+            if pod.uid in self.pods:
+                self._delete_pod(pod, reason)
+        for obj in self._namespace_content(name):
+            if self._objects.get(obj.KIND, {}).get(obj.key) is obj:
+                self.delete_object(obj.KIND, obj.name, name)
+        for key in [k for k, pdb in self.pdbs.items() if pdb.namespace == name]:
+            del self.pdbs[key]
+        for manifests in self._unmodelled.values():
+            for key in [k for k in manifests if k.startswith(name + "/")]:
+                del manifests[key]
+        self.namespaces.pop(name, None)
+        self._terminating_namespaces.discard(name)
+
+    def _namespace_content(self, namespace: str, *, controllers_only: bool = False) -> list[KubeObject]:
+        """The objects of the general store in ``namespace`` (the workload controllers' kinds
+        only, with ``controllers_only``), in the order added."""
+        return [obj for kind, store in self._objects.items()
+                if not _is_cluster_scoped(kind) and (kind in RECONCILERS or not controllers_only)
+                for obj in store.values() if obj.namespace == namespace]
 
     def _delete_dependents(self, owner: KubeObject) -> None:
         if owner.namespace and not any(self._controlled.get((kind, owner.namespace, owner.uid))

@@ -19,6 +19,7 @@ Field names are the snake_case of upstream's; durations are float seconds.
 from __future__ import annotations
 
 import abc
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
@@ -35,10 +36,13 @@ from ._decode import (
     Decoder,
     format_duration,
     list_of,
+    string_of,
+    struct_of,
+    type_meta_error,
 )
 from ._names import is_qualified_name, is_valid_label_value, validate_label_name
 from .errors import ConfigError
-from ..util.field import FieldError, FieldPath, GoStruct, as_path
+from ..util.field import FieldError, FieldPath, GoStruct, as_path, go_quote
 from .types import API_VERSION
 
 #: Upper bound of a RequestedToCapacityRatio / VolumeBinding shape score (``MaxCustomPriorityScore``).
@@ -56,6 +60,56 @@ DO_NOT_SCHEDULE = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"
 
 
+#: the group of the args kinds, and the kinds kube-scheduler's scheme registers under its v1
+_GROUP = API_VERSION.partition("/")[0]
+_V1_KINDS = frozenset(("KubeSchedulerConfiguration", "DefaultPreemptionArgs", "DynamicResourcesArgs",
+                       "InterPodAffinityArgs", "NodeAffinityArgs", "NodeResourcesBalancedAllocationArgs",
+                       "NodeResourcesFitArgs", "PodTopologySpreadArgs", "VolumeBindingArgs"))
+#: the name of the scheme in apimachinery's NotRegisteredError (the caller of NewScheme)
+_SCHEME_NAME = "pkg/runtime/scheme.go:111"
+
+
+def _args_kind_error(args_kind: str, api_version: str, kind: str, path: FieldPath,
+                     document: Any) -> tuple[str, str] | None:
+    """Where and why upstream refuses a known plugin's args for their ``apiVersion``/``kind``
+    (None when they are the plugin's or unset): the decoder defaults a missing group, version or
+    kind to the plugin's (``gvkWithDefaults``), the scheme must know the result
+    (``NotRegisteredError``), and it must be the plugin's kind (``PluginConfig.decodeNestedObjects``)."""
+    if api_version in ("", "/"):
+        group, version = "", ""
+    elif api_version.count("/") == 0:
+        group, version = "", api_version
+    elif api_version.count("/") == 1:
+        group, _, version = api_version.partition("/")
+    else:  # schema.ParseGroupVersion, from SimpleMetaFactory.Interpret
+        return str(path.child("apiVersion")), f"unexpected GroupVersion string: {api_version}"
+    kind = kind or args_kind
+    if not version and not group:
+        group, version = _GROUP, "v1"
+    elif not version and group == _GROUP:
+        version = "v1"
+    if not version:  # runtime.NewMissingVersionErr, quoting the args as sigs.k8s.io/yaml wrote them
+        return str(path.child("apiVersion")), f"Object 'apiVersion' is missing in '{_go_json(document)}'"
+    if (group, version) != (_GROUP, "v1") or kind not in _V1_KINDS:
+        shown = f"{group}/{version}" if group else version
+        at = path.child("kind" if (group, version) == (_GROUP, "v1") else "apiVersion")
+        return str(at), f"no kind {go_quote(kind)} is registered for version {go_quote(shown)} " \
+                        f"in scheme {go_quote(_SCHEME_NAME)}"
+    if kind != args_kind:
+        return str(path.child("kind")), (f"args for plugin {args_kind.removesuffix('Args')} were not of type "
+                                         f"{args_kind}.{_GROUP}, got {kind}.{_GROUP}")
+    return None
+
+
+def _go_json(value: Any) -> str:
+    """``value`` as encoding/json's Marshal writes it (sorted keys, compact, HTML characters escaped)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    for ch, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                        ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, escaped)
+    return text
+
+
 class PluginArgs(abc.ABC):
     """Shared decoding for the args kinds; subclasses list their fields in ``_FIELDS``."""
 
@@ -66,6 +120,7 @@ class PluginArgs(abc.ABC):
     def from_dict(cls, d: Any, path: FieldPath | str = "") -> Self:
         """Decode the v1 form strictly; raise :class:`ConfigError` listing every problem."""
         dec = Decoder()
+        dec.root = str(as_path(path))  # the args are the document's root, as upstream decodes them
         obj = cls.decode(dec, {} if d is None else d, as_path(path))
         if dec.errors:
             raise ConfigError(dec.errors)
@@ -74,17 +129,25 @@ class PluginArgs(abc.ABC):
     @classmethod
     def decode(cls, dec: Decoder, value: Any, path: FieldPath) -> Self:
         """Decode into a new instance, recording problems in ``dec`` (see :class:`Decoder`)."""
+        meta_error = type_meta_error(value, path, dec.prefix)
+        if meta_error is not None:
+            dec.error(meta_error)
+            return cls()
         if dec.mapping(value, path) is ERROR:
             return cls()
         body = dict(value)
         api_version = body.pop("apiVersion", None)
         kind = body.pop("kind", None)
-        if api_version is not None and api_version != API_VERSION:
-            dec.error(FieldError.not_supported(path.child("apiVersion"), api_version, [API_VERSION]))
-        if kind is not None and kind != cls.ARGS_KIND:
-            dec.error(FieldError.not_supported(path.child("kind"), kind, [cls.ARGS_KIND]))
+        kind_error = _args_kind_error(cls.ARGS_KIND, api_version or "", kind or "", path, value)
+        if kind_error is not None:
+            at, text = kind_error
+            prefix = dec.prefix
+            if text.startswith("args for plugin"):  # (decodeNestedObjects' own error: not the decoder's)
+                prefix = prefix.replace(f"decoding args for plugin {cls.ARGS_KIND.removesuffix('Args')}: ", "")
+            dec.error(FieldError.decoding(at, api_version if at.endswith("apiVersion") else kind, prefix + text))
+            return cls()
         obj = cls()
-        dec.fill(obj, body, path, cls._FIELDS)
+        dec.fill(obj, body, path, cls._FIELDS, "v1." + cls.ARGS_KIND)
         return obj
 
     @abc.abstractmethod
@@ -162,13 +225,17 @@ class ScoringStrategy:
         return d
 
 
+@struct_of("v1.ResourceSpec")
 def _decode_resource_spec(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(ResourceSpec(), value, path, (("name", "name", STR), ("weight", "weight", INT64)))
+    return dec.fill(ResourceSpec(), value, path, (("name", "name", STR), ("weight", "weight", INT64)),
+                    "v1.ResourceSpec")
 
 
+@struct_of("v1.UtilizationShapePoint")
 def _decode_shape_point(dec: Decoder, value: Any, path: FieldPath) -> Any:
     return dec.fill(
-        UtilizationShapePoint(), value, path, (("utilization", "utilization", INT32), ("score", "score", INT32))
+        UtilizationShapePoint(), value, path, (("utilization", "utilization", INT32), ("score", "score", INT32)),
+        "v1.UtilizationShapePoint",
     )
 
 
@@ -176,17 +243,20 @@ _SHAPE = list_of(_decode_shape_point)
 _RESOURCES = list_of(_decode_resource_spec)
 
 
+@struct_of("v1.RequestedToCapacityRatioParam")
 def _decode_rtcr(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(RequestedToCapacityRatioParam(), value, path, (("shape", "shape", _SHAPE),))
+    return dec.fill(RequestedToCapacityRatioParam(), value, path, (("shape", "shape", _SHAPE),),
+                    "v1.RequestedToCapacityRatioParam")
 
 
+@struct_of("v1.ScoringStrategy")
 def _decode_scoring_strategy(dec: Decoder, value: Any, path: FieldPath) -> Any:
     fields = (
-        ("type", "type", STR),
+        ("type", "type", string_of("v1.ScoringStrategyType")),
         ("resources", "resources", _RESOURCES),
         ("requestedToCapacityRatio", "requested_to_capacity_ratio", _decode_rtcr),
     )
-    return dec.fill(ScoringStrategy(), value, path, fields)
+    return dec.fill(ScoringStrategy(), value, path, fields, "v1.ScoringStrategy")
 
 
 def _shape_value(shape: list[UtilizationShapePoint]) -> list[GoStruct]:
@@ -421,11 +491,12 @@ class TopologySpreadConstraint:
     _FIELDS: ClassVar = (
         ("maxSkew", "max_skew", INT32),
         ("topologyKey", "topology_key", STR),
-        ("whenUnsatisfiable", "when_unsatisfiable", STR),
-        ("labelSelector", "label_selector", Decoder.mapping),
+        ("whenUnsatisfiable", "when_unsatisfiable", string_of("v1.UnsatisfiableConstraintAction")),
+        ("labelSelector", "label_selector",
+         lambda dec, value, path: dec.mapping(value, path, "v1.LabelSelector")),
         ("minDomains", "min_domains", INT32),
-        ("nodeAffinityPolicy", "node_affinity_policy", STR),
-        ("nodeTaintsPolicy", "node_taints_policy", STR),
+        ("nodeAffinityPolicy", "node_affinity_policy", string_of("v1.NodeInclusionPolicy")),
+        ("nodeTaintsPolicy", "node_taints_policy", string_of("v1.NodeInclusionPolicy")),
         ("matchLabelKeys", "match_label_keys", STR_LIST),
     )
 
@@ -446,8 +517,10 @@ class TopologySpreadConstraint:
         return d
 
 
+@struct_of("v1.TopologySpreadConstraint")
 def _decode_constraint(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(TopologySpreadConstraint(), value, path, TopologySpreadConstraint._FIELDS)
+    return dec.fill(TopologySpreadConstraint(), value, path, TopologySpreadConstraint._FIELDS,
+                    "v1.TopologySpreadConstraint")
 
 
 @dataclass
@@ -455,7 +528,7 @@ class PodTopologySpreadArgs(PluginArgs):
     ARGS_KIND: ClassVar[str] = "PodTopologySpreadArgs"
     _FIELDS: ClassVar = (
         ("defaultConstraints", "default_constraints", list_of(_decode_constraint)),
-        ("defaultingType", "defaulting_type", STR),
+        ("defaultingType", "defaulting_type", string_of("v1.PodTopologySpreadConstraintsDefaulting")),
     )
 
     default_constraints: list[TopologySpreadConstraint] = field(default_factory=list)
@@ -514,29 +587,20 @@ _SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 _FIELD_SELECTOR_OPERATORS = ("In", "NotIn")
 
 
-def _raw_struct(fields: Sequence[tuple[str, Converter]]) -> Converter:
-    """A converter checking an object strictly and returning it as a plain dict (nulls dropped)."""
-
-    def convert(dec: Decoder, value: Any, path: FieldPath) -> Any:
-        present = dec.struct(value, path, (k for k, _ in fields))
-        if present is None:
-            return ERROR
-        out = {}
-        for key, conv in fields:
-            if key in present:
-                converted = conv(dec, present[key], path.child(key))
-                if converted is not ERROR:
-                    out[key] = converted
-        return out
-
-    return convert
+def _raw_struct(go_type: str, fields: Sequence[tuple[str, Converter]]) -> Converter:
+    """A converter checking an object strictly (as Go struct ``go_type`` of k8s.io/api's core
+    v1) and returning it as a plain dict (nulls dropped)."""
+    return struct_of(go_type)(lambda dec, value, path: dec.fields(value, path, fields, go_type))
 
 
-_REQUIREMENT = _raw_struct((("key", STR), ("operator", STR), ("values", STR_LIST)))
-_TERM = _raw_struct((("matchExpressions", list_of(_REQUIREMENT)), ("matchFields", list_of(_REQUIREMENT))))
-_NODE_SELECTOR = _raw_struct((("nodeSelectorTerms", list_of(_TERM)),))
-_PREFERRED_TERM = _raw_struct((("weight", INT32), ("preference", _TERM)))
+_REQUIREMENT = _raw_struct("v1.NodeSelectorRequirement", (
+    ("key", STR), ("operator", string_of("v1.NodeSelectorOperator")), ("values", STR_LIST)))
+_TERM = _raw_struct("v1.NodeSelectorTerm", (
+    ("matchExpressions", list_of(_REQUIREMENT)), ("matchFields", list_of(_REQUIREMENT))))
+_NODE_SELECTOR = _raw_struct("v1.NodeSelector", (("nodeSelectorTerms", list_of(_TERM)),))
+_PREFERRED_TERM = _raw_struct("v1.PreferredSchedulingTerm", (("weight", INT32), ("preference", _TERM)))
 _NODE_AFFINITY = _raw_struct(
+    "v1.NodeAffinity",
     (
         ("requiredDuringSchedulingIgnoredDuringExecution", _NODE_SELECTOR),
         ("preferredDuringSchedulingIgnoredDuringExecution", list_of(_PREFERRED_TERM)),

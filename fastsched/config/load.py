@@ -21,7 +21,7 @@ from ..errors import NOT_UTF8_TEXT
 from ._decode import (
     BOOL,
     BYTES,
-    DURATION,
+    DURATION_VALUE,
     ERROR,
     INT32,
     INT64,
@@ -31,6 +31,8 @@ from ._decode import (
     Decoder,
     format_duration,
     list_of,
+    struct_of,
+    type_meta_error,
 )
 from .args import ARGS_TYPES, PluginArgs
 from .defaults import set_defaults
@@ -85,6 +87,9 @@ def decode_config(data: Any) -> KubeSchedulerConfiguration:
         raise ConfigError(message=f"a KubeSchedulerConfiguration must be a mapping, got {_kind_of(data)}")
     errs = []
     api_version, kind = data.get("apiVersion"), data.get("kind")
+    meta_error = type_meta_error(data)
+    if meta_error is not None:
+        raise ConfigError([meta_error])
     if api_version is None:
         errs.append(FieldError.required("apiVersion", f'must be "{API_VERSION}"'))
     elif api_version != API_VERSION:
@@ -101,7 +106,7 @@ def decode_config(data: Any) -> KubeSchedulerConfiguration:
     cfg = KubeSchedulerConfiguration(percentage_of_nodes_to_score=None,
                                      enable_contention_profiling=None)  # type: ignore[arg-type]
     body = {k: v for k, v in data.items() if k not in ("apiVersion", "kind")}
-    dec.fill(cfg, body, FieldPath(), _CONFIG_FIELDS)
+    dec.fill(cfg, body, FieldPath(), _CONFIG_FIELDS, "v1.KubeSchedulerConfiguration")
     if dec.errors:
         raise ConfigError(dec.errors)
     return cfg
@@ -185,33 +190,53 @@ def _kind_of(value: Any) -> str:
 # Decoding tables (v1 JSON names → internal attributes)
 
 
+# Each struct's converter fills its class from a (JSON name, attribute, converter) table; the Go
+# types (k8s.io/kube-scheduler/config/v1's types.go, component-base's config/v1alpha1) name the
+# struct and the field's type in the strict decoder's type errors.
+
+@struct_of("v1.Plugin")
 def _plugin(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(Plugin(""), value, path, (("name", "name", STR), ("weight", "weight", INT32)))
+    return dec.fill(Plugin(""), value, path, (("name", "name", STR), ("weight", "weight", INT32)), "v1.Plugin")
 
 
+@struct_of("v1.PluginSet")
 def _plugin_set(dec: Decoder, value: Any, path: FieldPath) -> Any:
     fields = (("enabled", "enabled", list_of(_plugin)), ("disabled", "disabled", list_of(_plugin)))
-    return dec.fill(PluginSet(), value, path, fields)
+    return dec.fill(PluginSet(), value, path, fields, "v1.PluginSet")
 
 
+@struct_of("v1.Plugins")
 def _plugins(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(Plugins(), value, path, [(EXTENSION_POINT_JSON[ep], ep, _plugin_set) for ep in EXTENSION_POINTS])
+    return dec.fill(Plugins(), value, path, [(EXTENSION_POINT_JSON[ep], ep, _plugin_set) for ep in EXTENSION_POINTS],
+                    "v1.Plugins")
 
 
+@struct_of("v1.PluginConfig")
 def _plugin_config(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    present = dec.struct(value, path, ("name", "args"))
-    if present is None:
-        return ERROR
-    name = dec.string(present.get("name", ""), path.child("name"))
-    if name is ERROR:
-        return ERROR
+    present = dec.fields(value, path, (("name", STR), ("args", _raw_extension)), "v1.PluginConfig")
+    if present is ERROR or "name" not in present and value.get("name") is not None:
+        return ERROR  # (not an object, or a name of the wrong type: reported)
+    name = present.get("name", "")
     args = present.get("args")
     args_type = ARGS_TYPES.get(name)
     if args_type is not None:
-        args = args_type.decode(dec, {} if args is None else args, path.child("args"))
+        # upstream decodes a known plugin's args as a document of their own, after the
+        # configuration (KubeSchedulerConfiguration.DecodeNestedObjects): their errors are that
+        # decoder's, prefixed with where they are
+        outer = dec.root, dec.prefix
+        dec.root, dec.prefix = str(path.child("args")), f"decoding .{path}: decoding args for plugin {name}: "
+        try:
+            args = args_type.decode(dec, {} if args is None else args, path.child("args"))
+        finally:
+            dec.root, dec.prefix = outer
     return PluginConfig(name=name, args=args)
 
 
+def _raw_extension(dec: Decoder, value: Any, path: FieldPath) -> Any:
+    return value  # runtime.RawExtension takes any JSON value
+
+
+@struct_of("v1.KubeSchedulerProfile")
 def _profile(dec: Decoder, value: Any, path: FieldPath) -> Any:
     fields = (
         ("schedulerName", "scheduler_name", STR),
@@ -220,12 +245,14 @@ def _profile(dec: Decoder, value: Any, path: FieldPath) -> Any:
         ("pluginConfig", "plugin_config", list_of(_plugin_config)),
     )
     # None: schedulerName unset (*string in v1); set_defaults names a lone profile default-scheduler
-    return dec.fill(KubeSchedulerProfile(scheduler_name=None), value, path, fields)  # type: ignore[arg-type]
+    return dec.fill(KubeSchedulerProfile(scheduler_name=None), value, path, fields,  # type: ignore[arg-type]
+                    "v1.KubeSchedulerProfile")
 
 
+@struct_of("v1.ExtenderManagedResource")
 def _managed_resource(dec: Decoder, value: Any, path: FieldPath) -> Any:
     fields = (("name", "name", STR), ("ignoredByScheduler", "ignored_by_scheduler", BOOL))
-    return dec.fill(ExtenderManagedResource(""), value, path, fields)
+    return dec.fill(ExtenderManagedResource(""), value, path, fields, "v1.ExtenderManagedResource")
 
 
 _TLS_FIELDS: tuple[tuple[str, str, Converter], ...] = (
@@ -240,8 +267,9 @@ _TLS_FIELDS: tuple[tuple[str, str, Converter], ...] = (
 )
 
 
+@struct_of("v1.ExtenderTLSConfig")
 def _tls_config(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(ExtenderTLSConfig(), value, path, _TLS_FIELDS)
+    return dec.fill(ExtenderTLSConfig(), value, path, _TLS_FIELDS, "v1.ExtenderTLSConfig")
 
 
 _EXTENDER_FIELDS: tuple[tuple[str, str, Converter], ...] = (
@@ -253,30 +281,33 @@ _EXTENDER_FIELDS: tuple[tuple[str, str, Converter], ...] = (
     ("bindVerb", "bind_verb", STR),
     ("enableHTTPS", "enable_https", BOOL),
     ("tlsConfig", "tls_config", _tls_config),
-    ("httpTimeout", "http_timeout", DURATION),
+    ("httpTimeout", "http_timeout", DURATION_VALUE),
     ("nodeCacheCapable", "node_cache_capable", BOOL),
     ("managedResources", "managed_resources", list_of(_managed_resource)),
     ("ignorable", "ignorable", BOOL),
 )
 
 
+@struct_of("v1.Extender")
 def _extender(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(Extender(http_timeout=0.0), value, path, _EXTENDER_FIELDS)
+    return dec.fill(Extender(http_timeout=0.0), value, path, _EXTENDER_FIELDS, "v1.Extender")
 
 
 _LEADER_ELECTION_FIELDS: tuple[tuple[str, str, Converter], ...] = (
     ("leaderElect", "leader_elect", BOOL),
-    ("leaseDuration", "lease_duration", DURATION),
-    ("renewDeadline", "renew_deadline", DURATION),
-    ("retryPeriod", "retry_period", DURATION),
+    ("leaseDuration", "lease_duration", DURATION_VALUE),
+    ("renewDeadline", "renew_deadline", DURATION_VALUE),
+    ("retryPeriod", "retry_period", DURATION_VALUE),
     ("resourceLock", "resource_lock", STR),
     ("resourceName", "resource_name", STR),
     ("resourceNamespace", "resource_namespace", STR),
 )
 
 
+@struct_of("v1alpha1.LeaderElectionConfiguration")
 def _leader_election(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(LeaderElectionConfiguration(), value, path, _LEADER_ELECTION_FIELDS)
+    return dec.fill(LeaderElectionConfiguration(), value, path, _LEADER_ELECTION_FIELDS,
+                    "v1alpha1.LeaderElectionConfiguration")
 
 
 _CLIENT_CONNECTION_FIELDS: tuple[tuple[str, str, Converter], ...] = (
@@ -288,8 +319,10 @@ _CLIENT_CONNECTION_FIELDS: tuple[tuple[str, str, Converter], ...] = (
 )
 
 
+@struct_of("v1alpha1.ClientConnectionConfiguration")
 def _client_connection(dec: Decoder, value: Any, path: FieldPath) -> Any:
-    return dec.fill(ClientConnectionConfiguration(), value, path, _CLIENT_CONNECTION_FIELDS)
+    return dec.fill(ClientConnectionConfiguration(), value, path, _CLIENT_CONNECTION_FIELDS,
+                    "v1alpha1.ClientConnectionConfiguration")
 
 
 _CONFIG_FIELDS: tuple[tuple[str, str, Converter], ...] = (

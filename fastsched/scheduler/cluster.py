@@ -61,6 +61,9 @@ __all__ = ["Cluster", "ClusterEventHandler", "TERMINAL_PHASES"]
 #: Pod phases of pods whose containers have all ended: such pods hold nothing on their node and are
 #: never scheduled (upstream's informers filter them out of the cache and the queue).
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+#: the namespaces NamespaceLifecycle admission forbids deleting (k8s.io/apiserver's
+#: pkg/admission/plugin/namespace/lifecycle: metav1.NamespaceDefault, NamespaceSystem, NamespacePublic)
+_IMMORTAL_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
 #: The order in which one ``add`` call applies the kinds it holds, so that what an object needs is
 #: there first: namespaces and priority classes before pods (admission), nodes before the pods
 #: bound to them, the pods before the controllers that count them.
@@ -368,15 +371,46 @@ class Cluster:
         self._handler.on_namespace_add(ns, existed)
 
     def add_priority_class(self, pc: Any) -> None:
+        """Create a PriorityClass, as the API server does: validated, then the Priority admission
+        (a second ``globalDefault`` is forbidden, even under the default's own name), then a name
+        already taken is AlreadyExists (``update_object`` changes a class; its ``value`` and
+        ``preemptionPolicy`` cannot change). A system class given as kube-apiserver creates it
+        (validation refuses any other) is taken once without complaint: cluster dumps hold them."""
         pc = self._admitted(pc, PriorityClass)
         if pc.global_default and self.priority_admission:
-            # the Priority admission plugin's validatePriorityClass: a second default is refused
-            # (it was taken, and pods got the first one added's value)
+            # plugin/pkg/admission/priority validatePriorityClass: on Create, any default there
+            # refuses another (it was taken, and pods got its value)
+            default = self._global_default_priority_class()
+            if default is not None:
+                raise _second_default(pc, default)
+        if pc.name in self.priority_classes:
+            # the registry's create of a taken name (genericregistry.Store.Create)
+            raise ManifestError(f'{group_resource("PriorityClass")} "{pc.name}" already exists',
+                                source=f"PriorityClass {pc.name}")
+        self.priority_classes[pc.name] = pc
+        self._global_default_pc = None
+
+    def update_priority_class(self, pc: Any) -> None:
+        """Replace a PriorityClass (an added one or a system one), as the API server's update:
+        NotFound for a class that does not exist; ``value`` and ``preemptionPolicy`` are immutable
+        (pkg/apis/scheduling/validation ValidatePriorityClassUpdate); the Priority admission
+        forbids making it the default while another class is. Pods keep the priority they were
+        admitted with."""
+        pc = self._admitted(pc, PriorityClass, update=True)
+        old = self.priority_class(pc.name)
+        if old is None:
+            raise not_found("PriorityClass", pc.name)
+        errors = []
+        if pc.value != old.value:
+            errors.append(FieldError.forbidden("value", "may not be changed in an update."))
+        if pc.preemption_policy != old.preemption_policy:
+            errors.append(FieldError.invalid("preemptionPolicy", pc.preemption_policy, "field is immutable"))
+        if errors:
+            raise ValidationError("PriorityClass", pc.name, errors)
+        if pc.global_default and self.priority_admission:
             default = self._global_default_priority_class()
             if default is not None and default.name != pc.name:
-                raise ManifestError(f'priorityclasses.scheduling.k8s.io "{pc.name}" is forbidden: PriorityClass '
-                                    f'{default.name} is already marked as default. Only one default can exist',
-                                    path="globalDefault", source=f"PriorityClass {pc.name}")
+                raise _second_default(pc, default)
         self.priority_classes[pc.name] = pc
         self._global_default_pc = None
 
@@ -946,6 +980,9 @@ class Cluster:
         """Replace an object added with :meth:`add_object` (same kind, namespace and name); its
         controller reconciles (scaling a Deployment creates or deletes pods)."""
         obj = self._admitted_any(obj, update=True)
+        if isinstance(obj, PriorityClass):
+            self.update_priority_class(obj)
+            return
         old = self._objects.get(obj.KIND, {}).get(obj.key)
         if old is None:
             raise not_found(obj.KIND, obj.name)
@@ -1051,6 +1088,9 @@ class Cluster:
         if kind == "PriorityClass":
             self._delete_priority_class(name)
             return
+        if kind == "Namespace":
+            self._delete_namespace(name)
+            return
         store = self._objects.get(kind, {})
         key = name if _is_cluster_scoped(kind) else f"{namespace}/{name}"
         obj = store.pop(key, None)
@@ -1080,6 +1120,50 @@ class Cluster:
         if self.priority_classes.pop(name, None) is None:
             raise not_found("PriorityClass", name)
         self._global_default_pc = None
+
+    def _delete_namespace(self, name: str) -> None:
+        """Delete a namespace as the API server and the namespace controller do, at once:
+        NamespaceLifecycle forbids deleting ``default``, ``kube-system`` and ``kube-public``
+        (k8s.io/apiserver's lifecycle admission); the namespace turns Terminating (new pods there
+        are refused), the namespace controller deletes its content (pkg/controller/namespace
+        deletion: every namespaced kind; the workloads first here, so that no controller replaces
+        what goes, then the pods, each a pod deletion the scheduler hears, then the other
+        objects, each with its delete event), and the Namespace is gone. Upstream a bound pod
+        terminates gracefully (the kubelet ends it) and the namespace stays Terminating until the
+        last one is gone; fastsched deletes them at once, as :meth:`delete_pod`. A namespace
+        fastsched admitted pods or objects into without its Namespace object counts as existing
+        (see ``_namespace_terminating_refusal``); one with neither is NotFound."""
+        if name in _IMMORTAL_NAMESPACES:
+            raise ManifestError(f'namespaces "{name}" is forbidden: this namespace may not be deleted',
+                                source=f"Namespace {name}")
+        if (name not in self.namespaces and not self._pod_uids_by_namespace.get(name)
+                and not self._namespace_content(name)):
+            raise not_found("Namespace", name)
+        self._terminating_namespaces.add(name)
+        reason = f"deleted with its namespace {name}"
+        for obj in self._namespace_content(name, controllers_only=True):
+            if self._objects.get(obj.KIND, {}).get(obj.key) is obj:  # (not gone with an owner)
+                self.delete_object(obj.KIND, obj.name, name)
+        for pod in self.pods_in_namespace(name):
+            if pod.uid in self.pods:
+                self._delete_pod(pod, reason)
+        for obj in self._namespace_content(name):
+            if self._objects.get(obj.KIND, {}).get(obj.key) is obj:
+                self.delete_object(obj.KIND, obj.name, name)
+        for key in [k for k, pdb in self.pdbs.items() if pdb.namespace == name]:
+            del self.pdbs[key]
+        for manifests in self._unmodelled.values():
+            for key in [k for k in manifests if k.startswith(name + "/")]:
+                del manifests[key]
+        self.namespaces.pop(name, None)
+        self._terminating_namespaces.discard(name)
+
+    def _namespace_content(self, namespace: str, *, controllers_only: bool = False) -> list[KubeObject]:
+        """The objects of the general store in ``namespace`` (the workload controllers' kinds
+        only, with ``controllers_only``), in the order added."""
+        return [obj for kind, store in self._objects.items()
+                if not _is_cluster_scoped(kind) and (kind in RECONCILERS or not controllers_only)
+                for obj in store.values() if obj.namespace == namespace]
 
     def _delete_dependents(self, owner: KubeObject) -> None:
         if owner.namespace and not any(self._controlled.get((kind, owner.namespace, owner.uid))
@@ -1343,6 +1427,13 @@ class Cluster:
 #: (plugin/pkg/admission/defaulttolerationseconds/admission.go)
 _DEFAULT_TOLERATIONS = tuple(Toleration(key=key, operator="Exists", effect="NoExecute", toleration_seconds=300)
                              for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"))
+
+
+def _second_default(pc: PriorityClass, default: PriorityClass) -> ManifestError:
+    """The Priority admission's refusal of a second ``globalDefault`` class."""
+    return ManifestError(f'{group_resource("PriorityClass")} "{pc.name}" is forbidden: PriorityClass '
+                         f'{default.name} is already marked as default. Only one default can exist',
+                         path="globalDefault", source=f"PriorityClass {pc.name}")
 
 
 def _namespace_terminating(ns: Namespace) -> bool:

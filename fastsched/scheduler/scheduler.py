@@ -391,12 +391,15 @@ class Scheduler(EventHandlersMixin, ScheduleOneMixin, CompositeCycleMixin, PodGr
 
     def update_object(self, obj: Any) -> None:
         """Replace an object added with :meth:`add_object` (same kind, namespace and name); its
-        controller reconciles (scaling a Deployment creates or deletes pods)."""
+        controller reconciles (scaling a Deployment creates or deletes pods). A PriorityClass too,
+        as the API server updates one (its ``value`` and ``preemptionPolicy`` cannot change)."""
         self.cluster.update_object(obj)
 
     def delete_object(self, kind: str, name: str, namespace: str = "default") -> None:
         """Delete an object added with :meth:`add_object`; what it controls goes with it
-        (cascading deletion by owner references: a Deployment's ReplicaSets and their pods)."""
+        (cascading deletion by owner references: a Deployment's ReplicaSets and their pods). A
+        PriorityClass (not a system one), or a Namespace with everything in it (as the namespace
+        controller deletes it; not ``default``, ``kube-system`` or ``kube-public``)."""
         self.cluster.delete_object(kind, name, namespace)
 
     def scale(self, kind: str, name: str, replicas: int, namespace: str = "default") -> None:

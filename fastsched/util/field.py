@@ -81,6 +81,10 @@ class ErrorType(enum.Enum):
     #: Not a ``field.Error`` type: the configuration validates but this field keeps a profile (or
     #: an extender) from being built, as upstream finds when it builds the framework.
     BUILD_FAILED = "BuildFailed"
+    #: Not a ``field.Error`` type: the strict JSON decoder refused the value (a wrong JSON type,
+    #: an integer out of its Go type's range, a bad duration): ``detail`` is the decoder's own
+    #: message (``json: cannot unmarshal string into Go struct field ...``).
+    DECODING = "DecodingError"
 
     @property
     def label(self) -> str:
@@ -100,6 +104,7 @@ _LABELS = {
     ErrorType.TOO_LONG: "Too long",
     ErrorType.UNKNOWN_FIELD: "Unknown field",
     ErrorType.BUILD_FAILED: "Cannot build",
+    ErrorType.DECODING: "Cannot decode",
 }
 
 _VALUELESS = (ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG)
@@ -173,11 +178,17 @@ class FieldError:
         builder's message (``str()`` is ``<path>: <detail>``)."""
         return cls(str(path), ErrorType.BUILD_FAILED, "", detail)
 
+    @classmethod
+    def decoding(cls, path: FieldPath | str, value: Any, detail: str) -> FieldError:
+        """The strict decoder refused ``value`` at ``path`` with message ``detail`` (``str()`` is
+        ``<path>: <detail>``: upstream's message, which names no index, after fastsched's path)."""
+        return cls(str(path), ErrorType.DECODING, value, detail)
+
     def body(self) -> str:
         """The message without the field path (upstream ``ErrorBody()``)."""
         if self.type is ErrorType.UNKNOWN_FIELD:
             return self.type.label
-        if self.type is ErrorType.BUILD_FAILED:
+        if self.type in (ErrorType.BUILD_FAILED, ErrorType.DECODING):
             return self.detail or self.type.label
         text = self.type.label
         if self.type not in _VALUELESS:
@@ -190,7 +201,7 @@ class FieldError:
         if self.type is ErrorType.UNKNOWN_FIELD:
             # Mirrors the strict decoder's message rather than field.Error's.
             return f"unknown field {go_quote(self.path)}"
-        if self.type is ErrorType.BUILD_FAILED:
+        if self.type in (ErrorType.BUILD_FAILED, ErrorType.DECODING):
             return located(self.body(), self.path)
         # apimachinery's "%s: %s" of field and body (an empty field still gets its ": ")
         return f"{self.path}: {self.body()}"

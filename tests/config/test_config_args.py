@@ -51,7 +51,9 @@ def test_from_dict_is_strict():
         InterPodAffinityArgs.from_dict({"hardPodAffinityWeight": "x", "bogus": 1}, "args")
     assert [str(e) for e in info.value.errors] == [
         'unknown field "args.bogus"',
-        'args.hardPodAffinityWeight: Invalid value: "x": must be an integer',
+        # encoding/json's UnmarshalTypeError: the args' own struct, the path from the args' root
+        "args.hardPodAffinityWeight: json: cannot unmarshal string into Go struct field "
+        "InterPodAffinityArgs.hardPodAffinityWeight of type int32",
     ]
 
 

@@ -280,10 +280,15 @@ class TestStrictDecoding:
                 profiles=[{"plugins": {"score": {"enabled": [{"name": "NodeAffinity", "weight": 1.5}]}}}, "oops"],
             )
         ) == [
-            'parallelism: Invalid value: "16": must be an integer',
-            'enableProfiling: Invalid value: "yes": must be a boolean',
-            "profiles[0].plugins.score.enabled[0].weight: Invalid value: 1.5: must be an integer",
-            'profiles[1]: Invalid value: "oops": must be an object',
+            "parallelism: json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.parallelism "
+            "of type int32",
+            # (a field of the embedded DebuggingConfiguration: Go's field stack names it)
+            "enableProfiling: json: cannot unmarshal string into Go struct field "
+            "KubeSchedulerConfiguration.DebuggingConfiguration.enableProfiling of type bool",
+            "profiles[0].plugins.score.enabled[0].weight: json: cannot unmarshal number 1.5 into Go struct field "
+            "Plugin.profiles.plugins.score.enabled.weight of type int32",
+            "profiles[1]: json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.profiles "
+            "of type v1.KubeSchedulerProfile",
         ]
 
     def test_null_means_unset(self):
@@ -296,12 +301,30 @@ class TestStrictDecoding:
                 "args": {"kind": "InterPodAffinityArgs", "apiVersion": "kubescheduler.config.k8s.io/v1beta3"},
             }
         ]
+        # the decoder's scheme knows no such version (NotRegisteredError, after gvkWithDefaults);
+        # a kind it knows that is not the plugin's: decodeNestedObjects' own check
+        prefix = "decoding .profiles[0].pluginConfig[0]: "
         assert problems(doc(profiles=[{"pluginConfig": pc}])) == [
-            'profiles[0].pluginConfig[0].args.apiVersion: Unsupported value: "kubescheduler.config.k8s.io/v1beta3": '
-            'supported values: "kubescheduler.config.k8s.io/v1"',
-            'profiles[0].pluginConfig[0].args.kind: Unsupported value: "InterPodAffinityArgs": '
-            'supported values: "NodeResourcesFitArgs"',
-        ]
+            "profiles[0].pluginConfig[0].args.apiVersion: " + prefix + "decoding args for plugin NodeResourcesFit: "
+            'no kind "InterPodAffinityArgs" is registered for version "kubescheduler.config.k8s.io/v1beta3" in '
+            'scheme "pkg/runtime/scheme.go:111"']
+        pc[0]["args"]["apiVersion"] = "kubescheduler.config.k8s.io/v1"
+        assert problems(doc(profiles=[{"pluginConfig": pc}])) == [
+            "profiles[0].pluginConfig[0].args.kind: " + prefix + "args for plugin NodeResourcesFit were not of type "
+            "NodeResourcesFitArgs.kubescheduler.config.k8s.io, got InterPodAffinityArgs.kubescheduler.config.k8s.io"]
+        pc[0]["args"] = {"kind": "Foo"}
+        assert problems(doc(profiles=[{"pluginConfig": pc}])) == [
+            "profiles[0].pluginConfig[0].args.kind: " + prefix + "decoding args for plugin NodeResourcesFit: "
+            'no kind "Foo" is registered for version "kubescheduler.config.k8s.io/v1" in scheme '
+            '"pkg/runtime/scheme.go:111"']
+        pc[0]["args"] = {"apiVersion": "a/b/c"}
+        assert problems(doc(profiles=[{"pluginConfig": pc}])) == [
+            "profiles[0].pluginConfig[0].args.apiVersion: " + prefix + "decoding args for plugin NodeResourcesFit: "
+            "unexpected GroupVersion string: a/b/c"]
+        pc[0]["args"] = {"apiVersion": "x/"}
+        assert problems(doc(profiles=[{"pluginConfig": pc}])) == [
+            "profiles[0].pluginConfig[0].args.apiVersion: " + prefix + "decoding args for plugin NodeResourcesFit: "
+            """Object 'apiVersion' is missing in '{"apiVersion":"x/"}'"""]
 
     def test_args_with_matching_kind(self):
         pc = [
@@ -323,7 +346,115 @@ class TestStrictDecoding:
         assert profile.plugin_args("Custom") == {"kind": "Whatever", "anything": [1]}
 
 
+class TestUpstreamTypeErrors:
+    """A value of the wrong JSON type is refused in the words of the strict JSON decoder
+    kube-scheduler loads its file with (apimachinery's serializer/json over sigs.k8s.io/json:
+    ``UnmarshalTypeError`` with ``addErrorContext``'s struct and dotted path), after fastsched's
+    field path; plugin args are a document of their own (``DecodeNestedObjects``)."""
+
+    def test_integral_float_is_an_integer(self):
+        # sigs.k8s.io/yaml turns YAML's 16.0 into JSON's 16
+        assert load_config(doc(parallelism=16.0, podMaxBackoffSeconds=20.0)).parallelism == 16
+
+    def test_out_of_range(self):
+        assert problems(doc(podInitialBackoffSeconds=2**63, parallelism=-(2**31) - 1)) == [
+            "parallelism: json: cannot unmarshal number -2147483649 into Go struct field "
+            "KubeSchedulerConfiguration.parallelism of type int32",
+            "podInitialBackoffSeconds: json: cannot unmarshal number 9223372036854775808 into Go struct field "
+            "KubeSchedulerConfiguration.podInitialBackoffSeconds of type int64",
+        ]
+
+    def test_nested_structs_and_lists(self):
+        assert problems(doc(
+            clientConnection={"qps": "fast", "burst": [1]},
+            profiles={"a": 1},
+            extenders=[{"urlPrefix": 5, "tlsConfig": 3, "managedResources": {}}],
+        )) == [
+            "clientConnection.qps: json: cannot unmarshal string into Go struct field "
+            "ClientConnectionConfiguration.clientConnection.qps of type float32",
+            "clientConnection.burst: json: cannot unmarshal array into Go struct field "
+            "ClientConnectionConfiguration.clientConnection.burst of type int32",
+            "profiles: json: cannot unmarshal object into Go struct field KubeSchedulerConfiguration.profiles "
+            "of type []v1.KubeSchedulerProfile",
+            "extenders[0].urlPrefix: json: cannot unmarshal number into Go struct field Extender.extenders.urlPrefix "
+            "of type string",
+            "extenders[0].tlsConfig: json: cannot unmarshal number into Go struct field Extender.extenders.tlsConfig "
+            "of type v1.ExtenderTLSConfig",
+            "extenders[0].managedResources: json: cannot unmarshal object into Go struct field "
+            "Extender.extenders.managedResources of type []v1.ExtenderManagedResource",
+        ]
+
+    def test_plugin_args(self):
+        pc = [
+            {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": True}},
+            {"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": 5, "resources": [{"weight": 0.5}]}}},
+            {"name": "DefaultPreemption", "args": [1]},
+            {"name": "PodTopologySpread", "args": {"kind": 5}},
+            {"name": "NodeAffinity", "args": {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [{"key": "a", "operator": 1}]}]}}}},
+        ]
+        prefix = "decoding .profiles[0].pluginConfig[{}]: decoding args for plugin {}: "
+        meta = "couldn't get version/kind; json parse error: json: cannot unmarshal "
+        assert problems(doc(profiles=[{"pluginConfig": pc}])) == [
+            "profiles[0].pluginConfig[0].args.hardPodAffinityWeight: " + prefix.format(0, "InterPodAffinity")
+            + "json: cannot unmarshal bool into Go struct field InterPodAffinityArgs.hardPodAffinityWeight "
+            "of type int32",
+            "profiles[0].pluginConfig[1].args.scoringStrategy.type: " + prefix.format(1, "NodeResourcesFit")
+            + "json: cannot unmarshal number into Go struct field ScoringStrategy.scoringStrategy.type "
+            "of type v1.ScoringStrategyType",
+            "profiles[0].pluginConfig[1].args.scoringStrategy.resources[0].weight: "
+            + prefix.format(1, "NodeResourcesFit") + "json: cannot unmarshal number 0.5 into Go struct field "
+            "ResourceSpec.scoringStrategy.resources.weight of type int64",
+            "profiles[0].pluginConfig[2].args: " + prefix.format(2, "DefaultPreemption") + meta
+            + 'array into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; '
+            'Kind string "json:\\"kind,omitempty\\"" }',
+            "profiles[0].pluginConfig[3].args.kind: " + prefix.format(3, "PodTopologySpread") + meta
+            + "number into Go struct field .kind of type string",
+            "profiles[0].pluginConfig[4].args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+            ".nodeSelectorTerms[0].matchExpressions[0].operator: " + prefix.format(4, "NodeAffinity")
+            + "json: cannot unmarshal number into Go struct field NodeSelectorRequirement.addedAffinity"
+            ".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.matchExpressions.operator "
+            "of type v1.NodeSelectorOperator",
+        ]
+
+    def test_numbers_as_encoding_json_writes_them(self):
+        from fastsched.config._decode import go_number_text
+        assert [go_number_text(v) for v in (1.5, 1e-7, 2.5e21, 1e20, 0.000123, -3)] == [
+            "1.5", "1e-7", "2.5e+21", "100000000000000000000", "0.000123", "-3"]
+
+    def test_document_type_meta(self):
+        assert problems(doc(kind=5)) == [
+            "kind: couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct "
+            "field .kind of type string"]
+
+    def test_null_list_elements_are_zero_values(self):
+        # encoding/json leaves a null element of a slice at its zero value: an empty profile (then
+        # defaulted), an empty string
+        cfg = load_config(doc(profiles=[None]))
+        assert cfg.profiles[0].scheduler_name == "default-scheduler"
+        pc = [{"name": "NodeResourcesFit", "args": {"ignoredResources": [None, "a"]}}]
+        # (NodeResourcesFit's args are validated when the plugin is built, as upstream's)
+        args = load_config(doc(profiles=[{"pluginConfig": pc}])).profiles[0].plugin_args("NodeResourcesFit")
+        assert args.ignored_resources == ["", "a"]
+
+
 class TestDurations:
+    def test_null_duration_that_is_no_pointer(self):
+        # metav1.Duration's UnmarshalJSON is called with null for a field that is no pointer: it
+        # parses "" (the DynamicResources args' durations are pointers: null leaves them unset)
+        assert problems(doc(leaderElection={"leaseDuration": None},
+                            extenders=[{"urlPrefix": "http://e", "httpTimeout": None}])) == [
+            'leaderElection.leaseDuration: time: invalid duration ""',
+            'extenders[0].httpTimeout: time: invalid duration ""',
+        ]
+        pc = [{"name": "DynamicResources", "args": {"filterTimeout": None}}]
+        assert load_config(doc(profiles=[{"pluginConfig": pc}])).profiles[0].plugin_args(
+            "DynamicResources").filter_timeout == 10.0
+
+    def test_duration_quoted_as_the_time_package_quotes(self):
+        assert problems(doc(leaderElection={"leaseDuration": "\u00fc\n"})) == [
+            'leaderElection.leaseDuration: time: invalid duration "\\xc3\\xbc\\x0a"']
+
     @pytest.mark.parametrize("text, seconds", [("30s", 30.0), ("1m30s", 90.0), ("250ms", 0.25), ("0s", 5.0)])
     def test_extender_http_timeout(self, text, seconds):
         cfg = load_config(doc(extenders=[{"urlPrefix": "http://e", "httpTimeout": text}]))
@@ -339,9 +470,12 @@ class TestDurations:
                 leaderElection={"leaseDuration": "15 s"},
             )
         ) == [
-            'leaderElection.leaseDuration: Invalid value: "15 s": time: unknown unit " s" in duration "15 s"',
-            'extenders[0].httpTimeout: Invalid value: "30": time: missing unit in duration "30"',
-            'extenders[1].httpTimeout: Invalid value: 30: must be a duration string such as "30s"',
+            # metav1.Duration.UnmarshalJSON: time.ParseDuration's error, or encoding/json's for a
+            # value that is no string (it decodes a string first)
+            'leaderElection.leaseDuration: time: unknown unit " s" in duration "15 s"',
+            'extenders[0].httpTimeout: time: missing unit in duration "30"',
+            "extenders[1].httpTimeout: json: cannot unmarshal number into Go struct field "
+            "Extender.extenders.httpTimeout of type string",
         ]
 
 

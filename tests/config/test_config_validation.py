@@ -178,8 +178,8 @@ class TestWeights:
     def test_weight_outside_int32_in_yaml(self):
         score = {"score": {"enabled": [{"name": "NodeAffinity", "weight": 2**31}]}}
         assert problems(one_profile(plugins=score)) == [
-            "profiles[0].plugins.score.enabled[0].weight: Invalid value: 2147483648: "
-            "not in valid range [-2147483648, 2147483647]"
+            "profiles[0].plugins.score.enabled[0].weight: json: cannot unmarshal number 2147483648 into Go struct "
+            "field Plugin.profiles.plugins.score.enabled.weight of type int32"
         ]
 
     def test_weight_outside_int32_in_python(self):

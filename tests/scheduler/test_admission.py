@@ -475,7 +475,11 @@ def test_a_second_global_default_priority_class_is_refused():
         s.add(_pc("high", 20, default=True))
     assert str(err.value) == ('PriorityClass high: globalDefault: priorityclasses.scheduling.k8s.io "high" is '
                               'forbidden: PriorityClass low is already marked as default. Only one default can exist')
-    s.add(_pc("low", 10, default=True))  # the default itself again (replaced): no conflict
+    # the default itself created again: the admission runs before the registry's AlreadyExists,
+    # and on Create any default refuses (reliab11); updating it is no conflict
+    with pytest.raises(ManifestError, match='"low" is forbidden: PriorityClass low is already marked as default'):
+        s.add(_pc("low", 10, default=True))
+    s.update_object(_pc("low", 10, default=True))
     s.add(_pc("other", 30))
     s.add_pod(make_pod("p"))
     assert s.get_pod("default", "p").priority == 10
@@ -661,3 +665,50 @@ def test_a_forks_terminating_namespaces_are_its_own_and_a_transaction_reverts_th
         s.add(_ns("c", True))
     s.add(_ns_pod("z", "c"))
     assert {r.pod.name: r.status for r in s.run()} == {"x": "Scheduled", "z": "Scheduled"}
+
+
+# -- a PriorityClass created twice or updated (reliab11) ---------------------------------------------
+def test_a_priority_class_created_again_is_already_exists_and_keeps_its_value():
+    """The registry refuses a create of a taken name (AlreadyExists); the class replaced itself,
+    so a later pod got the new value while the ones before kept the old."""
+    from fastsched.api import ManifestError
+
+    s = Scheduler()
+    s.add(_pc("high", 100))
+    for again in (_pc("high", 5), _pc("high", 100)):
+        with pytest.raises(ManifestError) as err:
+            s.add(again)
+        assert str(err.value) == 'PriorityClass high: priorityclasses.scheduling.k8s.io "high" already exists'
+    s.add(_pc_pod("p", "high"))
+    assert s.get_pod("default", "p").priority == 100
+    assert [(m["metadata"]["name"], m["value"]) for m in s.objects("PriorityClass")][-1] == ("high", 100)
+
+
+def test_a_priority_class_update_may_not_change_its_value_or_preemption_policy():
+    """pkg/apis/scheduling/validation ValidatePriorityClassUpdate: ``value`` is Forbidden to
+    change, ``preemptionPolicy`` immutable; the rest (description, globalDefault) updates. There
+    was no update path for a PriorityClass (NotFound)."""
+    from fastsched.api.validation import ValidationError
+    from fastsched.errors import NotFoundError
+
+    s = Scheduler()
+    s.add(_pc("high", 100))
+    with pytest.raises(ValidationError) as err:
+        s.update_object(_pc("high", 7))
+    assert str(err.value) == ('PriorityClass.scheduling.k8s.io "high" is invalid: value: Forbidden: may not be '
+                              'changed in an update.')
+    never = {**_pc("high", 7), "preemptionPolicy": "Never"}
+    with pytest.raises(ValidationError) as err:
+        s.update_object(never)
+    assert str(err.value) == ('PriorityClass.scheduling.k8s.io "high" is invalid: [value: Forbidden: may not be '
+                              'changed in an update., preemptionPolicy: Invalid value: "Never": field is immutable]')
+    with pytest.raises(NotFoundError, match='priorityclasses.scheduling.k8s.io "nope" not found'):
+        s.update_object(_pc("nope", 1))
+    s.update_object({**_pc("high", 100, default=True), "description": "now the default"})
+    assert s.get_object("PriorityClass", "high").description == "now the default"
+    s.add(make_pod("p"))  # the default's value, once it is the default
+    assert s.get_pod("default", "p").priority == 100
+    # a second default by update is the admission's refusal, as on create
+    s.add(_pc("low", 1))
+    with pytest.raises(Exception, match="PriorityClass high is already marked as default"):
+        s.update_object(_pc("low", 1, default=True))

@@ -596,8 +596,8 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
     drops the first 1 s tick with a bind, so a phase ending between the second and third tick
     keeps one sample, the pods bound after the second tick over a whole second: its tail, which
     falls as the scheduler gets faster (BENCHMARKS.md measures with 3)."""
-    if rescale is not None and not (isinstance(rescale, (int, float)) and rescale > 1):
-        raise PerfConfigError(f"rescale: Invalid value: {rescale!r}: must be greater than 1")
+    if rescale is not None:
+        _check_factor(rescale)
     _check_min_samples(rescale_min_samples, "rescale_min_samples")
     if topic is None:
         topic = config.base_dir.name or None
@@ -623,8 +623,7 @@ def rescale_workload(config: PerfConfig, result: WorkloadResult, *, factor: floa
     again with its measured pods' count parameters times ``factor`` (then ``factor`` again, up to
     :data:`RESCALE_TRIES` runs) until a run keeps ``min_samples``; the last run is returned.
     ``options`` are :func:`run_workload`'s (the original's: ``cpu_time``, ``prebind_init``...)."""
-    if not (isinstance(factor, (int, float)) and not isinstance(factor, bool) and factor > 1):
-        raise PerfConfigError(f"rescale: Invalid value: {factor!r}: must be greater than 1")
+    _check_factor(factor)
     _check_min_samples(min_samples, "min_samples")
     if result.status not in ("passed", "below-threshold") or not _too_few_samples(result, min_samples):
         return None
@@ -632,6 +631,12 @@ def rescale_workload(config: PerfConfig, result: WorkloadResult, *, factor: floa
     (w,) = [x for x in tc.workloads if x.name == result.workload]
     return _rescaled(config, tc, w, topic=topic, seed=seed, factor=factor, options=options, original=result,
                      min_samples=min_samples)
+
+
+def _check_factor(factor: Any) -> None:
+    # (True is an int but no factor: refused, as `True > 1` already refused it)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not factor > 1:
+        raise PerfConfigError(f"rescale: Invalid value: {factor!r}: must be greater than 1")
 
 
 def _check_min_samples(v: Any, name: str) -> None:

@@ -14,19 +14,16 @@ from __future__ import annotations
 import math
 import os
 import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fastsched.config import ConfigError, load_config
-from fastsched.testing import oracle
 from fastsched.util.field import ErrorType
 from tests.api.test_mutation_fuzz import sample
 from tests.config.helpers import doc
 from tests.config.test_config_mutation_fuzz import _mutate, all_mutants, base_config
-
-ORACLE_DIR = Path(__file__).resolve().parents[2] / "oracle"
+from tests.oracle.test_gangs import live_oracle as _live_oracle
 
 pytestmark = pytest.mark.skipif(shutil.which("go") is None, reason="the oracle needs Go (`go` not on PATH)")
 
@@ -56,14 +53,9 @@ HAND_PICKED: list[dict[str, Any]] = [
 
 @pytest.fixture(scope="module")
 def live_oracle():
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(oracle, "ORACLE_DIR", ORACLE_DIR)
-        try:
-            binary = oracle.build_oracle()
-        except RuntimeError as exc:
-            pytest.skip(f"the oracle did not build: {str(exc)[:500]}")
-        with oracle.Oracle(binary) as o:
-            yield o
+    # the oracle's build and start as the oracle tests make them (no feature gates: decoding
+    # does not read them)
+    yield from _live_oracle("")
 
 
 def _disagreement(live_oracle, config: dict[str, Any]) -> str | None:

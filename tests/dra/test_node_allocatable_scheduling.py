@@ -195,6 +195,34 @@ def test_capacity_key_without_consumed_capacity_is_an_error():
                                            [_slice("s", CPU_CAPACITY)], None)
 
 
+def test_sums_take_the_format_of_the_first_non_zero_addend():
+    """Quantity.Add: while the sum is zero it takes the addend's format, whatever format the zero
+    had (a differential found "memory=8589934592" where upstream printed "8Gi": a capacity-keyed
+    device that consumed "0" summed before a deviceMultiplier of "8Gi"). Overheads the same."""
+    from fastsched.api.quantity import parse_quantity
+    from fastsched.api.resource import NodeAllocatableMapping, NodeAllocatableOverhead
+
+    totals: dict = {}
+    key = ("default", "claim-0", "uid")
+    keyed = NodeAllocatableMapping(capacity_key="memory", capacity_multiplier=parse_quantity("250m"))
+    na.add_device_mapping("memory", keyed, {"device": "gpu-1", "consumedCapacity": {"memory": "0"}}, key, totals)
+    assert totals["memory"].text() == "0"
+    na.add_device_mapping("memory", NodeAllocatableMapping(device_multiplier=parse_quantity("8Gi")), {}, key, totals)
+    assert totals["memory"].text() == "8Gi"
+    # once non-zero the sum keeps its format
+    na.add_device_mapping("memory", keyed, {"device": "gpu-5", "consumedCapacity": {"memory": "4000"}}, key, totals)
+    assert (totals["memory"].nanos, totals["memory"].fmt) == ((8 * GI + 1000) * 10**9, "BinarySI")
+
+    overheads: dict = {}
+    na.add_device_overhead("memory", NodeAllocatableOverhead(per_pod=parse_quantity("0")), overheads)
+    na.add_device_overhead("memory", NodeAllocatableOverhead(per_pod=parse_quantity("1Gi"),
+                                                             per_container=parse_quantity("500m")), overheads)
+    na.add_device_overhead("memory", NodeAllocatableOverhead(per_container=parse_quantity("1Gi")), overheads)
+    per_pod, per_container = overheads["memory"]
+    assert per_pod.text() == "1Gi"
+    assert per_container.nanos == GI * 10**9 + 5 * 10**8
+
+
 HP2, HP1 = "hugepages-2Mi", "hugepages-1Gi"
 GI = 1024**3
 

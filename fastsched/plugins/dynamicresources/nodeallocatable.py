@@ -61,6 +61,14 @@ class _Q:
     def text(self) -> str:
         return canonical_text(self.nanos, self.fmt)
 
+    def add(self, nanos: int, fmt: str) -> None:
+        """``Quantity.Add``: a sum whose value is still zero takes the addend's format (whatever
+        format the zero had: a consumed capacity of "0" followed by a deviceMultiplier of "8Gi" sums
+        to "8Gi", as upstream prints it)."""
+        if self.nanos == 0:
+            self.fmt = fmt
+        self.nanos += nanos
+
 
 def _selector_matches(spec: Any, node: Any) -> bool:
     """``nodeaffinity.NewNodeSelector(spec).Match(node)``; a selector that does not parse matches
@@ -153,9 +161,7 @@ def _add(totals: dict[str, _Q], name: str, nanos: int, fmt: str) -> None:
     if current is None:
         totals[name] = _Q(nanos, fmt)
     else:
-        if current.nanos == 0 and not current.fmt:
-            current.fmt = fmt
-        current.nanos += nanos
+        current.add(nanos, fmt)
 
 
 def add_device_overhead(resource_name: str, overhead: Any, totals: dict[str, list[_Q | None]]) -> None:
@@ -170,7 +176,7 @@ def add_device_overhead(resource_name: str, overhead: Any, totals: dict[str, lis
         if have is None:
             current[slot] = _Q(q.nano_value(), format_of(q))
         else:
-            have.nanos += q.nano_value()
+            have.add(q.nano_value(), format_of(q))
 
 
 def _container_claim_names(container: Mapping[str, Any]) -> list[str]:

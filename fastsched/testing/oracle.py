@@ -280,6 +280,22 @@ class Oracle:
         self.close()
 
 
+def informer_order(objects: Any) -> list[dict]:
+    """A scenario's objects in the order the oracle's informers deliver them: every object exists
+    before the informers start, so each kind arrives as its initial list, sorted by namespace and
+    name (client-go's fake object tracker sorts its lists, as the API server lists etcd's keys).
+    Kinds keep the order of their first appearance. Order matters where upstream's state depends
+    on it: the extended-resource cache leaves a class's implicit name unmapped when another class
+    with the same ``extendedResourceName`` and creation time, and a lower name, came first
+    (``fastsched.dra.extended_resources``)."""
+    groups: dict[str, list[dict]] = {}
+    for o in objects or ():
+        groups.setdefault(o.get("kind", ""), []).append(o)
+    return [o for group in groups.values()
+            for o in sorted(group, key=lambda o: ((o.get("metadata") or {}).get("namespace") or "",
+                                                  (o.get("metadata") or {}).get("name") or ""))]
+
+
 def _scenario_only(s: dict) -> dict:
     return {"now": NOW, **{k: s[k] for k in ("id", "config", "nodes", "pods", "objects", "incoming",
                                           "replay_rerun", "replay_nominated", "replay_tas", "placement_order",
@@ -500,7 +516,7 @@ def run_fastsched(scenario: dict, replay: list[str] | None = None, feature_gates
 
     sched = _REPLAY_SCHEDULER(scenario["config"], seed=int(scenario.get("seed", 0)), record="all",
                               clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
-    sched.add(list(scenario.get("objects", ())))
+    sched.add(informer_order(scenario.get("objects")))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
         sched.add(list(scenario["pods"]))
@@ -602,7 +618,7 @@ def run_fast(scenario: dict, kept: list[bool], feature_gates: Any = None,
     with counted(stats):
         sched = Scheduler(scenario["config"], seed=int(scenario.get("seed", 0)),
                           clock=VirtualClock(start=NOW_EPOCH), feature_gates=feature_gates or None)
-        sched.add(list(scenario.get("objects", ())))
+        sched.add(informer_order(scenario.get("objects")))
         sched.add(list(scenario["nodes"]))
         if scenario.get("pods"):
             sched.add(list(scenario["pods"]))

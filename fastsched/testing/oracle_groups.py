@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .oracle import (NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _node_allocatable_texts,
+from .oracle import (NOW_EPOCH, START_STEP, Oracle, _claim_allocation, _node_allocatable_texts, informer_order,
                      _replay_scheduler_class, compare)
 from .oracle_scenarios import CONFIG_V1, DRA_DRIVER, ZONES, _clean, _Gen
 
@@ -831,7 +831,7 @@ def run_fastsched_groups(scenario: dict) -> dict:
         r = (scenario.get("replay_rerun") or [])
         if i < len(r) and r[i]:
             sched.rerun_wanted[k] = r[i]
-    sched.add(list(scenario.get("objects", ())))
+    sched.add(informer_order(scenario.get("objects")))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
         sched.add(list(scenario["pods"]))
@@ -989,7 +989,7 @@ def run_fast_groups(scenario: dict, stats: Any = None) -> list[dict]:
     with counted(stats):
         sched = Scheduler(load_config(scenario["config"], feature_gates=gates), seed=int(scenario.get("seed", 0)),
                           clock=VirtualClock(start=NOW_EPOCH), feature_gates=gates)
-        sched.add(list(scenario.get("objects", ())))
+        sched.add(informer_order(scenario.get("objects")))
         sched.add(list(scenario["nodes"]))
         if scenario.get("pods"):
             sched.add(list(scenario["pods"]))

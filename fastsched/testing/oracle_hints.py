@@ -690,11 +690,11 @@ def run_fastsched_hints(scenario: dict, feature_gates: Any = None) -> dict:
     from ..framework.events import match_cluster_events
     from ..framework.interface import QueueingHint
     from ..scheduler import Scheduler
-    from .oracle import NOW_EPOCH
+    from .oracle import NOW_EPOCH, informer_order
 
     sched = Scheduler(scenario["config"], seed=int(scenario.get("seed", 0)), clock=VirtualClock(start=NOW_EPOCH),
                       feature_gates=feature_gates or None)
-    sched.add(list(scenario.get("objects", ())))
+    sched.add(informer_order(scenario.get("objects")))
     sched.add(list(scenario["nodes"]))
     if scenario.get("pods"):
         sched.add(list(scenario["pods"]))

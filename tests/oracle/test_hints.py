@@ -221,3 +221,23 @@ def test_live_hints_agree(cls, monkeypatch):
             diffs, _, theirs = check_hints(generate_hints(seed, cls), live, gates or None)
             assert not diffs, f"{cls}-{seed}: {json.dumps(diffs)[:2000]}"
             assert theirs.get("registered")
+
+
+def test_objects_reach_fastsched_in_the_informers_order(monkeypatch):
+    """The oracle's informers list each kind sorted by namespace and name; fastsched is fed the
+    scenario's objects in that order (``oracle.informer_order``). A differential (hints, seed
+    344432739, shrunk) found why it matters: classes ``gpu`` and ``big-gpu`` both claim
+    ``example.com/gpu`` with equal creation times; ``big-gpu`` arrives first, wins the name, and
+    upstream's extended-resource cache returns before mapping ``gpu``'s implicit name
+    ``deviceclass.resource.kubernetes.io/gpu`` -- so NodeResourcesFit's node hint finds the pod does
+    not fit (QueueSkip). Fed in the scenario's order (``gpu`` first), the implicit name is mapped
+    and the hint says Queue."""
+    rec = json.loads((Path(__file__).parent / "recorded_named" / "hints-informer-order.json").read_text())
+    sc = rec["scenario"]
+    assert [o["metadata"]["name"] for o in sc["objects"] if o["kind"] == "DeviceClass"] == ["gpu", "big-gpu"]
+    assert [o["metadata"]["name"] for o in oracle.informer_order(sc["objects"])] == ["big-gpu", "gpu"]
+    assert not compare_hints(sc, run_fastsched_hints(sc), rec["answer"])
+    monkeypatch.setattr(oracle, "informer_order", list)  # the scenario's own order
+    mine = run_fastsched_hints(sc)
+    assert [h["hint"] for h in mine["hints"][0]["hints"] if h["plugin"] == "NodeResourcesFit"] == ["Queue"]
+    assert compare_hints(sc, mine, rec["answer"])

@@ -222,6 +222,81 @@ def _go_verb_v(value: Any) -> str:
     return str(value)
 
 
+# go-yaml v2's allowedAliasRatio: the share of decode operations that may come from expanding aliases
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+
+
+def _allowed_alias_ratio(decodes: int) -> float:
+    if decodes <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decodes >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * ((decodes - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW))
+
+
+def alias_problem(root: Node) -> tuple[str, Node] | None:
+    """What go-yaml v2's decoder refuses in a composed document, as its message and the node:
+    an alias inside its own anchor's value ("anchor value contains itself"), or so many decode
+    operations from expanding aliases ("document contains excessive aliasing": an alias bomb,
+    ``a: &a [x, x]``, ``b: &b [*a, *a]``, ... that every decoder would walk exponentially).
+
+    It counts as go-yaml's ``unmarshal`` does, over the node graph PyYAML composed (an alias is
+    its anchor's node again: the second time a node is reached in document order, it is reached
+    through an alias), and stops at the first problem: the walk is as long as the decode up to
+    where go-yaml would stop."""
+    decodes, aliases = 1, 0  # (the document node counts once, as go-yaml's)
+    defined: set[int] = set()  # the nodes decoded where they stand (not through an alias)
+    # per container: which of its children (in decode order) are aliases, recorded when it is
+    # decoded where it stands; an alias's expansion decodes the same positions the same way
+    alias_at: dict[int, list[bool]] = {}
+    expanding: set[int] = set()  # the anchors whose values are being expanded (recursion)
+    # frames: [the container (None: the document), its children, the next index, depth in
+    # aliases, the anchor whose expansion ends with the frame (None: none)]
+    stack: list[list[Any]] = [[None, [root], 0, 0, None]]
+    while stack:
+        frame = stack[-1]
+        parent, children, i, depth, anchor = frame
+        if i == len(children):
+            stack.pop()
+            if anchor is not None:
+                expanding.discard(id(anchor))
+            continue
+        frame[2] = i + 1
+        node = children[i]
+        flags = alias_at.setdefault(id(parent), [])
+        if i < len(flags):
+            is_alias = flags[i]
+        else:
+            is_alias = id(node) in defined
+            flags.append(is_alias)
+            defined.add(id(node))
+        decodes += 1
+        if depth:
+            aliases += 1
+        if aliases > 100 and decodes > 1000 and aliases / decodes > _allowed_alias_ratio(decodes):
+            return "yaml: document contains excessive aliasing", node
+        if is_alias:  # its anchor's value decoded again, one alias deeper
+            if id(node) in expanding:
+                return "yaml: anchor value contains itself", node
+            expanding.add(id(node))
+            decodes += 1
+            aliases += 1
+            stack.append([node, _node_children(node), 0, depth + 1, node])
+        elif isinstance(node, (MappingNode, SequenceNode)):
+            stack.append([node, _node_children(node), 0, depth, None])
+    return None
+
+
+def _node_children(node: Node) -> list:
+    """The nodes go-yaml decodes under ``node``, in order (a merge key itself is not decoded)."""
+    if isinstance(node, SequenceNode):
+        return node.value
+    if isinstance(node, MappingNode):
+        return [child for key, value in node.value
+                for child in ((value,) if isinstance(key, ScalarNode) and key.tag == MERGE_TAG else (key, value))]
+    return []
+
+
 class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Loads YAML as sigs.k8s.io/yaml's YAMLToJSON followed by a JSON parse (see the module)."""
 
@@ -230,6 +305,18 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
 
     yaml_implicit_resolvers: dict = {}
     yaml_constructors: dict = {}
+
+    def __init__(self, stream: Any):
+        super().__init__(stream)
+        # no alias without a '*': the alias walk is skipped for the documents that have none
+        self._may_alias = not isinstance(stream, str) or "*" in stream
+
+    def construct_document(self, node: Node) -> Any:
+        if self._may_alias:
+            problem = alias_problem(node)
+            if problem is not None:
+                raise ConstructorError(None, None, problem[0], problem[1].start_mark)
+        return super().construct_document(node)
 
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:

@@ -217,3 +217,49 @@ def test_config_errors(body, message):
     with pytest.raises(ConfigError) as info:
         load_config(CONFIG + body)
     assert str(info.value) == message
+
+
+# -- aliases: go-yaml's limits, so that no decoder walks an alias bomb --------------------------
+def _bomb(levels: int, width: int = 9) -> str:
+    lines = ["x0: &a0 [" + ", ".join(["a"] * width) + "]"]
+    lines += [f"x{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (_bomb(9), "yaml: document contains excessive aliasing"),
+    ("a: &a [1, *a]", "yaml: anchor value contains itself"),
+    ("a: &a {b: *a}", "yaml: anchor value contains itself"),
+    ("a: &a {b: [x, {c: *a}]}", "yaml: anchor value contains itself"),
+])
+def test_alias_limits(text, message):
+    with pytest.raises(yaml.YAMLError) as info:
+        yaml.load(text, Loader=GoYAMLLoader)
+    assert info.value.problem == message
+
+
+# (levels, width) of _bomb and whether YAMLToJSON refuses it: the boundaries of go-yaml's ratio
+@pytest.mark.parametrize(("levels", "width", "refused"), [
+    (3, 9, False), (4, 5, False), (4, 9, True), (5, 4, False), (5, 5, True), (6, 3, False), (6, 4, True),
+    (7, 3, True), (9, 2, False), (10, 2, True), (30, 2, True),
+])
+def test_alias_ratio_boundaries(levels, width, refused):
+    if refused:
+        with pytest.raises(yaml.YAMLError, match="document contains excessive aliasing"):
+            yaml.load(_bomb(levels, width), Loader=GoYAMLLoader)
+    else:
+        data = yaml.load(_bomb(levels, width), Loader=GoYAMLLoader)
+        assert len(data[f"x{levels - 1}"]) == width
+
+
+def test_aliases_within_the_limits_load():
+    assert yaml.load("a: &a [1]\nb: *a\nc: {<<: &m {p: 1}, q: *m}", Loader=GoYAMLLoader) == \
+        {"a": [1], "b": [1], "c": {"p": 1, "q": {"p": 1}}}
+
+
+def test_a_manifest_alias_bomb_is_refused_not_walked():
+    # 9**9 strings under one annotation: the decoders walked them for ever (a hang)
+    bomb = "".join(f"    {line}\n" for line in _bomb(9).splitlines())
+    text = f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations:\n{bomb}spec:\n  containers: []\n"
+    with pytest.raises(ManifestError, match="^invalid YAML: yaml: document contains excessive aliasing"):
+        load_objects(text)

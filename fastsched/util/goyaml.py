@@ -27,7 +27,9 @@ constructors follow go-yaml v2's ``resolve`` and sigs.k8s.io/yaml's ``convertToJ
 so that a document loads as the Python value of the JSON upstream would decode: keys are strings,
 scalars are str, int, float, bool or None. :class:`GoYAMLStrictLoader` is its
 ``yaml.UnmarshalStrict`` (the strict decoders' duplicate check: a key set twice in a mapping,
-merges included, is an error naming the line of the second value). Problems are raised as
+merges included, is an error naming the line of the second value). Both refuse what go-yaml's
+decoder refuses of aliases (:func:`alias_problem`: an alias bomb, a recursive anchor), which
+PyYAML builds as shared or cyclic values that a decoder walks for ever. Problems are raised as
 ``yaml.YAMLError`` with go-yaml's or encoding/json's wording and the place in the document.
 """
 from __future__ import annotations
@@ -46,7 +48,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .field import go_quote
 
-__all__ = ["GoYAMLLoader", "GoYAMLStrictLoader", "go_resolve", "json_number"]
+__all__ = ["GoYAMLLoader", "GoYAMLStrictLoader", "alias_problem", "go_resolve", "json_number"]
 
 _PREFIX = "tag:yaml.org,2002:"
 STR_TAG = _PREFIX + "str"

@@ -41,6 +41,7 @@ import yaml
 from ..errors import NOT_UTF8_TEXT
 from ..features import KNOWN_GATES, FeatureGates
 from ..util.collector import collector_paused
+from ..util.goyaml import GoYAMLLoader
 from ._manifest import as_list, type_name
 from .decode import PARSERS as _PARSERS
 from .decode import SUPPORTED_KINDS
@@ -57,7 +58,8 @@ from .validation import ValidationError
 
 __all__ = ["load_one", "load_objects", "SUPPORTED_KINDS"]
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: scalars resolve as go-yaml v2 (sigs.k8s.io/yaml) resolves them, e.g. ``y`` is a bool, ``1:20`` a string
+_YAML_LOADER = GoYAMLLoader
 #: Pods stamped from one template are decoded and validated once (see .templates)
 _POD_TEMPLATES = PodTemplates()
 

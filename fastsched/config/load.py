@@ -38,6 +38,7 @@ from .args import ARGS_TYPES, PluginArgs
 from .defaults import set_defaults
 from .errors import ConfigError
 from ..util.field import FieldError, FieldPath, go_quote
+from ..util.goyaml import GoYAMLStrictLoader
 from ..util.yamlsafe import checked
 from .types import (
     API_VERSION,
@@ -116,29 +117,10 @@ def decode_config(data: Any) -> KubeSchedulerConfiguration:
 # Reading
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that rejects duplicate mapping keys, as upstream's strict YAML decoding does."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                duplicate = key in seen
-            except TypeError:
-                continue  # unhashable keys are reported by the base class
-            if duplicate:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {go_quote(str(key))} already set in map", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
 def parse_yaml(text: str) -> Any:
     """Parse one YAML (or JSON) document; YAML problems become a :class:`ConfigError` with the line."""
     try:
-        docs = checked(lambda: [d for d in yaml.load_all(text, Loader=_StrictLoader) if d is not None])
+        docs = checked(lambda: [d for d in yaml.load_all(text, Loader=GoYAMLStrictLoader) if d is not None])
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from ..errors import FastschedError
 from ..config.types import Extender as ExtenderConfig
+from ..util.forking import ForkCopier
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..api import Node, Pod
@@ -250,6 +251,12 @@ class HTTPExtender(Extender):
         self._ssl = self._ssl_context() if self._https else None
         self._local = threading.local()
         self.managed_resources = {r.name for r in cfg.managed_resources}
+
+    def __fork__(self, copier: ForkCopier) -> "HTTPExtender":
+        # a fork asks the same service: the client holds no cluster state (its configuration, a
+        # TLS context and a per-thread keep-alive connection, which neither side can copy), so
+        # the fork (explain's preemption dry run, capacity, transactions) shares it
+        return self
 
     # -- interface ---------------------------------------------------------------------------------
     def name(self) -> str:

@@ -303,3 +303,46 @@ def test_unusable_tls_files_are_reported_at_tls_config_in_client_gos_words(tls, 
     with pytest.raises(ConfigError) as err:
         Scheduler(cfg)
     assert str(err.value) == f"extenders[0].tlsConfig: {message}"
+
+
+def _http_extender_scheduler(srv, **kw):
+    from fastsched import Scheduler, load_config
+
+    cfg = load_config(f"""
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+extenders:
+- urlPrefix: {srv.url}
+  filterVerb: filter
+  prioritizeVerb: prioritize
+  weight: 2
+""")
+    s = Scheduler(cfg, seed=1, **kw)
+    s.add_nodes([make_node(f"node-{i}", cpu="4") for i in range(3)])
+    return s
+
+
+def test_a_scheduler_with_an_http_extender_forks():
+    """A fork shares the HTTP client (its keep-alive connection and TLS context cannot be copied):
+    Scheduler.fork(), a transaction, capacity and explain's preemption dry run (a pod no node
+    fits) all worked only without an HTTP extender ("cannot fork a Scheduler holding a
+    _thread._local"), and ``fastsched explain`` of such a pod with such a configuration ended in an
+    internal error."""
+    from fastsched.scheduler.result import SCHEDULED
+    from fastsched.sim import max_replicas
+
+    with ReferenceExtender(filter_reject={"node-0": "no gpu"}, prioritize_scores={"node-2": 10}) as srv:
+        s = _http_extender_scheduler(srv)
+        s.add_pods([make_pod(f"p{i}", cpu="1") for i in range(3)])
+        fork = s.fork()
+        assert fork.extenders == s.extenders
+        assert {r.node_name for r in fork.run()} <= {"node-1", "node-2"}
+        assert all(r.status == SCHEDULED for r in fork.results.values())
+        with s.transaction():
+            s.run()
+        assert {r.status for r in s.results.values()} == {"Pending"}  # reverted
+        ex = s.explain(make_pod("big", cpu="64"))
+        assert not ex.best_nodes and ex.preemption is not None
+        fits = max_replicas(s, make_pod("c", cpu="1"))
+        assert fits.placed > 0 and "node-0" not in fits.per_node  # the extender rejects node-0
+    assert any(verb == "filter" for verb, _ in srv.requests)

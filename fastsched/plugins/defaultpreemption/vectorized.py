@@ -863,7 +863,7 @@ class VectorizedDryRun:
         while done < n:
             end = min(n, done + size)
             win = self._window(state, pod, table, walk[done:end], plan, columns, nominated, matches,
-                               skip_node_only)
+                               skip_node_only, (k, nv_total, v_total))
             windows.append(win)
             done = end
             size *= 2
@@ -879,7 +879,11 @@ class VectorizedDryRun:
     # -- one window ------------------------------------------------------------------------------
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
                 columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None,
-                skip_node_only: bool = False) -> _Window:
+                skip_node_only: bool = False, stop_rule: tuple[int, int, int] | None = None) -> _Window:
+        """One window of the walk. ``stop_rule``: (numCandidates, non-violating and violating
+        candidates before the window): the victims are selected up to the node that ends the walk
+        (``select_victims``' stop); the nodes after it are left without victims, as the walk never
+        reads them (``run`` stops at that node)."""
         w = len(rows)
         # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
         is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
@@ -955,12 +959,14 @@ class VectorizedDryRun:
         win.top_priority = top_priority = np.empty(w, dtype=np.int64)
         win.sum_priority = sum_priority = np.empty(w, dtype=np.int64)
         win.first_start = first_start = np.empty(w, dtype=np.float64)
-        _preemption.select_victims(seg, entries, active, columns.prio, columns.start, columns.req, conflict,
-                                   pdb_ptr, pdb_ids, pdb_allowed, plan.check_fit, plan.cols, plan.wants,
-                                   rows, table.alloc, table.allowed_pods, used, count, victims,
-                                   np.zeros(m, dtype=np.uint8),
-                                   n_victims, n_violating, top_priority, sum_priority, first_start)
-        kind[(active == 1) & (n_victims == 0)] = _Window.NO_VICTIM_LEFT
+        stop = _preemption.select_victims(seg, entries, active, columns.prio, columns.start, columns.req, conflict,
+                                          pdb_ptr, pdb_ids, pdb_allowed, plan.check_fit, plan.cols, plan.wants,
+                                          rows, table.alloc, table.allowed_pods, used, count, victims,
+                                          np.zeros(m, dtype=np.uint8),
+                                          n_victims, n_violating, top_priority, sum_priority, first_start,
+                                          *(stop_rule or ()))
+        done = w if stop < 0 else stop + 1
+        kind[:done][(active[:done] == 1) & (n_victims[:done] == 0)] = _Window.NO_VICTIM_LEFT
         win.kind = kind
         win.code = code
         win.seg = seg

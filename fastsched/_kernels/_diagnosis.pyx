@@ -35,7 +35,8 @@ MAX_PATTERNS = _MAX_PATTERNS
 
 def merge_fit(rows_, first_, static_code_, static_rid_, Py_ssize_t fit_pos, pod_count_, allowed_pods_,
               alloc_, requested_, cols_, wants_, int8_t code_unschedulable, int8_t code_unresolvable,
-              int32_t fit_rid0, counted_, pid_, code_, rid_, patterns_):
+              int32_t fit_rid0, counted_, pid_, code_, rid_, patterns_, row_version_=None, cache_version_=None,
+              cache_mask_=None):
     """Position ``i``'s status (node ``rows[i]``) into ``pid[i]`` (the rejecting plugin's profile
     position, -1 when none), ``code[i]`` (0 when none) and ``rid[i]`` (its reason tuple's id, -1
     when none).
@@ -55,6 +56,14 @@ def merge_fit(rows_, first_, static_code_, static_rid_, Py_ssize_t fit_pos, pod_
     pass (MERGE_FOUND; the outputs are then partial); a row not counted (a nominated node, judged
     on the shadow) is left passing for the caller. Returns the number of patterns, MERGE_FOUND, or
     MERGE_TOO_MANY (more than MAX_PATTERNS masks or more than 62 checks: the outputs are partial).
+
+    ``row_version`` / ``cache_version`` / ``cache_mask``: (C,) int64 or all None (no cache). The
+    resource checks' mask of a row judged on the table's own columns (a counted row), kept across
+    calls: ``cache_mask[r]`` holds row ``r``'s mask with bit 62 set when Unresolvable, valid while
+    ``cache_version[r]`` equals the table's ``row_version[r]`` (which moves whenever the row's
+    allocatable, requests or pod count change). The caller keeps one cache per table and checks
+    (``cols``, ``wants``) and resets it (``cache_version`` -1) when either changes; a row not
+    counted is judged on the shadow and neither reads nor writes it.
     """
     # The arrays are checked as the typed memoryviews this kernel took were (dtype, native order,
     # 1-d C-contiguous; alloc and requested 2-d with contiguous rows) without a buffer acquisition
@@ -94,6 +103,18 @@ def merge_fit(rows_, first_, static_code_, static_rid_, Py_ssize_t fit_pos, pod_
     cdef int8_t* code = <int8_t*>cnp.PyArray_DATA(a_code)
     cdef int32_t* rid = <int32_t*>cnp.PyArray_DATA(a_rid)
     cdef int64_t* patterns = <int64_t*>cnp.PyArray_DATA(a_patterns)
+    cdef bint cached = cache_mask_ is not None
+    cdef cnp.ndarray a_row_version = (vector(row_version_, cnp.NPY_INT64, False, True, "merge_fit row_version")
+                                      if cached else None)
+    cdef cnp.ndarray a_cache_version = (vector(cache_version_, cnp.NPY_INT64, True, True, "merge_fit cache_version")
+                                        if cached else None)
+    cdef cnp.ndarray a_cache_mask = (vector(cache_mask_, cnp.NPY_INT64, True, True, "merge_fit cache_mask")
+                                     if cached else None)
+    cdef const int64_t* row_version = <const int64_t*>cnp.PyArray_DATA(a_row_version) if cached else NULL
+    cdef int64_t* cache_version = <int64_t*>cnp.PyArray_DATA(a_cache_version) if cached else NULL
+    cdef int64_t* cache_mask = <int64_t*>cnp.PyArray_DATA(a_cache_mask) if cached else NULL
+    cdef int64_t unres_bit = (<int64_t>1) << 62
+    cdef bint own_row
     cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), requested_s0 = stride_of_dim(a_requested, 0)
     cdef Py_ssize_t n = cnp.PyArray_DIM(a_rows, 0)
     cdef Py_ssize_t k = cnp.PyArray_DIM(a_cols, 0)
@@ -112,6 +133,11 @@ def merge_fit(rows_, first_, static_code_, static_rid_, Py_ssize_t fit_pos, pod_
         raise ValueError("cols and wants differ in length")
     if cnp.PyArray_DIM(a_patterns, 0) < _MAX_PATTERNS:
         raise ValueError(f"patterns must hold {MAX_PATTERNS} masks")
+    if cached and (cnp.PyArray_DIM(a_row_version, 0) < capacity_rows or cnp.PyArray_DIM(a_cache_version, 0) < capacity_rows
+                   or cnp.PyArray_DIM(a_cache_mask, 0) < capacity_rows):
+        raise ValueError("row_version, cache_version and cache_mask need one entry per table row")
+    if (row_version_ is None) != (not cached) or (cache_version_ is None) != (not cached):
+        raise ValueError("row_version, cache_version and cache_mask are given together")
     if k + 1 > 62:
         return _MERGE_TOO_MANY
     with nogil:
@@ -123,8 +149,17 @@ def merge_fit(rows_, first_, static_code_, static_rid_, Py_ssize_t fit_pos, pod_
                 code[i] = static_code[r]
                 rid[i] = static_rid[r]
                 continue
-            mask = fit_failure_mask(pod_count[r], allowed_pods[r], alloc + r * alloc_s0,
-                                    requested + r * requested_s0, cols, wants, k, &unres)
+            own_row = cached and (not has_counted or counted[r])
+            if own_row and cache_version[r] == row_version[r]:
+                mask = cache_mask[r]
+                unres = (mask & unres_bit) != 0
+                mask &= ~unres_bit
+            else:
+                mask = fit_failure_mask(pod_count[r], allowed_pods[r], alloc + r * alloc_s0,
+                                        requested + r * requested_s0, cols, wants, k, &unres)
+                if own_row:
+                    cache_version[r] = row_version[r]
+                    cache_mask[r] = mask | (unres_bit if unres else 0)
             if mask == 0:
                 if s >= 0:
                     pid[i] = s

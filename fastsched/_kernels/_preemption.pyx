@@ -528,7 +528,8 @@ def go_sort_entries(int64_t[::1] items, const int64_t[::1] prio, const double[::
 
 def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_ptr_, pdb_ids_, pdb_allowed_,
                    bint check_fit, cols_, wants_, rows_, alloc_, allowed_pods_, base_used_, base_count_,
-                   victims_, violating_, n_victims_, n_violating_, top_priority_, sum_priority_, first_start_):
+                   victims_, violating_, n_victims_, n_violating_, top_priority_, sum_priority_, first_start_,
+                   int64_t stop_k=-1, int64_t nv_before=0, int64_t v_before=0):
     """SelectVictimsOnNode's steps 4-7 on every node ``w`` with ``active[w]`` (the preemptor fits
     once all its potential victims ``entries[seg[w]:seg[w + 1]]`` are gone).
 
@@ -547,6 +548,12 @@ def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_
     first victim's priority (``top_priority``), the sum of (priority + 2^31) over the victims
     (``sum_priority``) and the first victim's start (``first_start``: the earliest start among the
     highest-priority victims). ``violating[m]`` marks each potential victim's PDB split.
+
+    ``stop_k`` >= 0: DryRunPreemption's stopping rule (:func:`walk_stop` with ``k = stop_k`` and
+    ``nv_before`` / ``v_before`` candidates before these nodes; a candidate is an active node with
+    victims) ends the pass after the node that stops the walk: the nodes after it get no victims
+    (their outputs 0, their potential victims' ``violating`` untouched). Returns the position of
+    that node, or -1 (every node done; also without ``stop_k``).
     """
     # The arrays are checked as the typed memoryviews this kernel took were (dtype, native order,
     # 1-d and C-contiguous, or 2-d with contiguous rows where noted) without a buffer acquisition
@@ -623,6 +630,8 @@ def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_
     cdef uint8_t* touched
     cdef int64_t* touched_list
     cdef int64_t* minv
+    cdef Py_ssize_t stop = -1
+    cdef int64_t cnv, cv
     cdef const int64_t* prio_p = prio if cnp.PyArray_DIM(a_prio, 0) else NULL
     cdef const double* start_p = start if cnp.PyArray_DIM(a_start, 0) else NULL
     if (nw < 0 or cnp.PyArray_DIM(a_rows, 0) != nw or cnp.PyArray_DIM(a_base_used, 0) != nw
@@ -766,10 +775,27 @@ def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_
                 if nv > 0:
                     top_priority[w] = prio[tmp[0]]
                     first_start[w] = start[tmp[0]]
+                    if stop_k >= 0:  # a candidate: walk_stop's rule, as the walk adds it
+                        if n_violating[w] == 0:
+                            nv_before += 1
+                        else:
+                            v_before += 1
+                        cnv = nv_before if nv_before < stop_k else stop_k
+                        cv = v_before if v_before < stop_k else stop_k
+                        if cnv > 0 and cnv + cv >= stop_k:
+                            stop = w
+                            break
+            if stop >= 0:  # the nodes after the stopping one: no victims
+                for w in range(stop + 1, nw):
+                    n_victims[w] = 0
+                    n_violating[w] = 0
+                    top_priority[w] = 0
+                    sum_priority[w] = 0
+                    first_start[w] = 0.0
     finally:
         free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
         free(viol_of); free(local_of)
-    return None
+    return stop
 
 
 def pick_candidate(num_violations_, top_priority_, sum_priority_, n_victims_, first_start_):

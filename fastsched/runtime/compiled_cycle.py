@@ -424,6 +424,11 @@ class CompiledCycle:
         self._pattern_memo: dict[tuple[int, int], tuple[list, tuple[str, ...]]] = {}
         #: (MAX_PATTERNS,) int64 scratch: the check masks _diagnosis.merge_fit numbers
         self._patterns = np.empty(_diagnosis.MAX_PATTERNS, dtype=np.int64)
+        #: (table uid, the checks' cols and wants as bytes) -> the resource checks' mask per row
+        #: across diagnoses (``_diagnosis.merge_fit``'s cache: (C,) int64 versions, -1 none, and
+        #: masks): a preemptor's failing cycle judges every node, and between two preemptors only
+        #: the rows they changed move (issue 29: ~half of merge_fit's ~100 instructions a node)
+        self._fit_cache: tuple[tuple, np.ndarray, np.ndarray] | None = None
         #: OpenMP threads that score windows of _cycle.PARALLEL_MIN_NODES or more feasible nodes. 1
         #: by default: on the 2-core development machine, shared with other work, two threads
         #: scored 50,000 nodes in 1.2-1.5 ms against 0.9 ms for one (BENCHMARKS.md). Raise it
@@ -1051,10 +1056,16 @@ class CompiledCycle:
         rid = np.empty(n, dtype=np.int32)
         patterns = self._patterns
         counted = self._rejects_mask(table.capacity, nominated) if len(nominated) else None
+        cache = self._fit_cache
+        key = (table.uid, np.asarray(cols, dtype=np.int64).tobytes(), np.asarray(wants, dtype=np.int64).tobytes())
+        if cache is None or cache[0] != key or len(cache[1]) != table.capacity:
+            cache = self._fit_cache = (key, np.full(table.capacity, -1, dtype=np.int64),
+                                       np.zeros(table.capacity, dtype=np.int64))
         try:
             got = _diagnosis.merge_fit(rows, first, codes, rids, j, judged.pod_count, judged.allowed_pods,
                                        judged.alloc, judged.requested, cols, wants, _UNSCHEDULABLE, _UNRESOLVABLE,
-                                       len(static_reasons), counted, pid, code, rid, patterns)
+                                       len(static_reasons), counted, pid, code, rid, patterns, table.row_version,
+                                       cache[1], cache[2])
         finally:
             if counted is not None:
                 counted[self._row_index(nominated)] = 1

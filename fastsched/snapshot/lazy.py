@@ -396,6 +396,24 @@ class LazyObjects:
         assert tmpl is not None  # a record without a PodInfo has a live template
         return tmpl.prototype
 
+    def prototype_ids(self, recs: np.ndarray) -> np.ndarray:
+        """:meth:`pod_prototype` for many records: (n,) int64, per record of ``recs`` ((n,) int64)
+        the id of its template while its PodInfo is not built, else -1 (where ``pod_prototype``
+        answers None); :meth:`template_prototype` gives an id's prototype."""
+        ids = self.pod_template[recs].astype(np.int64)
+        infos = self._pod_infos
+        if infos:
+            built = [k for k, rec in enumerate(recs.tolist()) if rec in infos]
+            if built:
+                ids[built] = -1
+        return ids
+
+    def template_prototype(self, t: int) -> "Pod":
+        """The prototype of the live pod template ``t`` (an id :meth:`prototype_ids` gave)."""
+        tmpl = self._pod_templates[t]
+        assert tmpl is not None  # ids come from live records
+        return tmpl.prototype
+
     def pod_info(self, rec: int) -> PodInfo:
         """The PodInfo of record ``rec`` (rebuilt from its template on first access, then kept)."""
         pi = self._pod_infos.get(rec)

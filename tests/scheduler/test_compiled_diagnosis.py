@@ -378,6 +378,67 @@ def test_merge_fit_too_many_masks():
     assert outs[3].tolist() == [(r + 1) << 1 for r in range(64)]
 
 
+
+@pytest.mark.parametrize("seed", range(4))
+def test_merge_fit_cache_across_calls(seed):
+    """The resource checks' masks kept across calls (row_version / cache_version / cache_mask):
+    over a sequence of calls on one table whose rows change between them (their row_version
+    moved), in another order each time, with other counted rows, the same answers, statuses and
+    masks as the kernel without the cache; rows not counted never enter the cache."""
+    from fastsched._kernels import _diagnosis
+    rng = np.random.default_rng(100 + seed)
+    C, R = int(rng.integers(5, 60)), int(rng.integers(1, 4))
+    alloc = rng.integers(0, 8, (C, R)).astype(np.int64)
+    requested = np.minimum(rng.integers(0, 8, (C, R)), alloc).astype(np.int64)
+    allowed = rng.integers(1, 4, C).astype(np.int64)
+    pod_count = rng.integers(0, 4, C).astype(np.int64)
+    row_version = np.arange(C, dtype=np.int64)
+    version = C
+    fit_pos = 2
+    reject = rng.random(C) < 0.3
+    first = np.where(reject, rng.choice((0, 1, 3), C), -1).astype(np.int16)
+    scode = np.where(reject, rng.choice((2, 3), C), 0).astype(np.int8)
+    srid = np.where(reject, rng.integers(0, 4, C), -1).astype(np.int32)
+    cols = rng.integers(-1, R, 3).astype(np.int64)
+    wants = rng.integers(0, 6, 3).astype(np.int64)
+    cache_version = np.full(C, -1, np.int64)
+    cache_mask = np.zeros(C, np.int64)
+    hits = 0
+    for step in range(40):
+        # some rows change (their version moves), some without a version move are not touched
+        for r in rng.choice(C, int(rng.integers(0, 4)), replace=False).tolist():
+            requested[r] = np.minimum(rng.integers(0, 8, R), alloc[r])
+            pod_count[r] = rng.integers(0, 4)
+            if rng.random() < 0.3:
+                alloc[r] = rng.integers(0, 8, R)
+                allowed[r] = rng.integers(1, 4)
+            version += 1
+            row_version[r] = version
+        n = int(rng.integers(1, C + 1))
+        rows = rng.permutation(C)[:n].astype(np.int64)
+        counted = (rng.random(C) < 0.8).astype(np.uint8) if rng.random() < 0.5 else None
+        # a row not counted is judged on a shadow: other requests there than the table's
+        shadow_requested = requested.copy()
+        if counted is not None:
+            shadow_requested[counted == 0] += rng.integers(0, 3, (int((counted == 0).sum()), R))
+        judged = (pod_count, allowed, alloc, shadow_requested)
+        outs = []
+        for cache in (None, (row_version, cache_version, cache_mask)):
+            pid, code, rid = np.empty(n, np.int16), np.empty(n, np.int8), np.empty(n, np.int32)
+            patterns = np.empty(_diagnosis.MAX_PATTERNS, np.int64)
+            before = cache_version.copy()
+            got = _diagnosis.merge_fit(rows, first, scode, srid, fit_pos, *judged, cols, wants, 2, 3, 4, counted,
+                                       pid, code, rid, patterns, *(cache or ()))
+            if cache is not None:
+                hits += int(((before == row_version) & (before >= 0)).sum())
+                if counted is not None:  # the shadow's rows never enter the cache
+                    assert (cache_version[counted == 0] == before[counted == 0]).all()
+            outs.append((got, pid.tolist(), code.tolist(), rid.tolist(), patterns[:max(got, 0)].tolist())
+                        if got >= 0 else (got,))
+        assert outs[0] == outs[1], step
+    assert hits > 0
+
+
 def _count_merges(monkeypatch):
     from fastsched._kernels import _diagnosis
     served = [0, 0]

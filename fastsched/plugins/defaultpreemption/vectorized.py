@@ -88,6 +88,8 @@ _FIRST_WINDOW_FACTOR = 1.25
 #: most template prototypes whose fields PodColumns keeps (cleared beyond)
 _TEMPLATE_FIELDS_SIZE = 4096
 _MIN_WINDOW = 32
+#: fewest table records PodColumns loads with NumPy gathers (fewer: entry by entry)
+_BULK_RECORDS = 64
 
 
 @functools.lru_cache(maxsize=None)
@@ -416,14 +418,68 @@ class PodColumns:
         return (0 if p is None else p, NOT_STARTED if t is None else t, vec, sid, bool(pod.host_ports))
 
     def _load_rows(self, table: "NodeTable", rows: list[int], is_assumed: Any = None) -> None:
-        """Load ``rows`` (each at the table's current version) as new ranges of the pool: the
-        entries' fields gathered in lists, then written a column at a time."""
+        """Load ``rows`` (each at the table's current version) as new ranges of the pool.
+
+        A row whose PodInfo list is not built is read from the table's records: a record kept as a
+        template record (no PodInfo) takes its prototype's fields. With at least
+        ``_BULK_RECORDS`` such records the fields are gathered per template with NumPy
+        (:meth:`_load_bulk`: the first dry runs load every walked row, ~2,500 pods a run at 5,000
+        nodes); fewer go entry by entry (:meth:`_load_entries`). Both write the same columns.
+        """
         prototype_of = getattr(table, "pod_prototype", None)
         built = getattr(table.pods, "built", None)
-        index = table.resource_index
         if self._templates_width != self.width or len(self._templates) > _TEMPLATE_FIELDS_SIZE:
             self._templates = {}  # (requests vectors of another width, or too many prototypes)
             self._templates_width = self.width
+        # each row's pods, in ``pods[row]``'s order: (first entry (relative), count) per row; the
+        # entries read off records and those records; the entries of PodInfo lists and the PodInfos
+        spans: list[tuple[int, int]] = []
+        rec_at: list[int] = []
+        rec_ids: list[int] = []
+        info_at: list[int] = []
+        infos: list[Any] = []
+        by_records = prototype_of is not None and built is not None
+        total = 0
+        for row in rows:
+            if by_records and built(row) is None:  # type: ignore[misc]
+                got = cast(Any, table).pod_records(row)
+                rec_ids.extend(got)
+                at = rec_at
+            else:
+                got = table.pods[row]
+                infos.extend(got)
+                at = info_at
+            n = len(got)
+            at.extend(range(total, total + n))
+            spans.append((total, n))
+            total += n
+        s = self.size
+        if s + total > self.cap:
+            self._grow(s + total)
+        end = s + total
+        if len(rec_ids) >= _BULK_RECORDS and hasattr(table, "prototype_ids"):
+            self._load_bulk(table, rec_at, rec_ids, info_at, infos, s, is_assumed)
+        else:
+            items: list[tuple[int, Any]] = [(-1, None)] * total
+            for e, rec in zip(rec_at, rec_ids):
+                items[e] = (rec, None)
+            for e, pi in zip(info_at, infos):
+                items[e] = (-1, pi)
+            self._load_entries(table, items, slice(s, end), is_assumed)
+        row_start, row_count, row_version, versions = self.row_start, self.row_count, self.row_version, table.row_version
+        for row, (first, n) in zip(rows, spans):
+            self.live += n - int(row_count[row])
+            row_start[row] = s + first
+            row_count[row] = n
+            row_version[row] = versions[row]
+        self.size = end
+
+    def _load_entries(self, table: "NodeTable", items: list[tuple[int, Any]], dest: Any, is_assumed: Any) -> None:
+        """Entries ``dest`` (a slice of the pool, or (len(items),) int64 entry numbers) from
+        ``items`` ((record, None) for a table record, (-1, PodInfo) for a built pod), one at a
+        time: the fields gathered in lists, then written a column at a time."""
+        prototype_of = getattr(table, "pod_prototype", None)
+        index = table.resource_index
         templates = self._templates
         prios: list[int] = []
         starts: list[float] = []
@@ -434,71 +490,100 @@ class PodColumns:
         req_at: list[int] = []          # entries (relative) with a non-zero request vector ...
         req_vecs: list[np.ndarray] = []  # ... and those vectors
         objects: list[tuple[int, Any]] = []  # (relative entry, PodInfo) of entries with one
-        spans: list[tuple[int, int]] = []
-        for row in rows:
-            items: list[tuple[int, Any]]
-            if prototype_of is not None and built is not None and built(row) is None:
-                # the table's records (in ``pods[row]``'s order): a pod kept as a template record is
-                # read off its prototype (None: the record's PodInfo exists)
-                items = [(rec, prototype_of(rec)) for rec in cast(Any, table).pod_records(row)]
+        for e, (rec, pi) in enumerate(items):
+            got = prototype_of(rec) if rec >= 0 else None  # type: ignore[misc]
+            if got is not None:
+                # a template record: its prototype's fields, no PodInfo built; its start stays
+                # the template's (no Pod object the scheduler could start in place exists)
+                f = templates.get(id(got))
+                if f is None or f[0] is not got:
+                    f = templates[id(got)] = self._template_fields(got, index)
+                _, p, t, vec, sid, has_ports = f
+                vol = False
+                recs.append(rec)
             else:
-                items = [(-1, pi) for pi in table.pods[row]]
-            spans.append((len(prios), len(items)))
-            for rec, got in items:
-                e = len(prios)
-                if got is not None and rec >= 0:
-                    # a template record: its prototype's fields, no PodInfo built; its start stays
-                    # the template's (no Pod object the scheduler could start in place exists)
-                    f = templates.get(id(got))
-                    if f is None or f[0] is not got:
-                        f = templates[id(got)] = self._template_fields(got, index)
-                    _, p, t, vec, sid, has_ports = f
-                    vol = False
-                    recs.append(rec)
-                else:
-                    pi = cast(Any, table).pod_info(rec) if got is None else got
-                    pod = pi.pod
-                    p, t, vec, sid, has_ports = self._fields(pod, pi.requests, index)
-                    # an assumed pod is stored with its PodInfo: the scheduler may start it in place
-                    vol = pod.start_time is None and (is_assumed is None or is_assumed(pod))
-                    recs.append(-1)
-                    objects.append((e, pi))
-                prios.append(p)
-                starts.append(t)
-                sigs.append(sid)
-                ports.append(has_ports)
-                volatile.append(vol)
-                if vec is not None:
-                    req_at.append(e)
-                    req_vecs.append(vec)
-        total = len(prios)
-        s = self.size
-        if s + total > self.cap:
-            self._grow(s + total)
-        end = s + total
-        self.prio[s:end] = prios
-        self.start[s:end] = starts
-        self.sig[s:end] = sigs
-        self.has_ports[s:end] = ports
-        self.volatile[s:end] = volatile
-        self.rec[s:end] = recs
+                if pi is None:
+                    pi = cast(Any, table).pod_info(rec)
+                pod = pi.pod
+                p, t, vec, sid, has_ports = self._fields(pod, pi.requests, index)
+                # an assumed pod is stored with its PodInfo: the scheduler may start it in place
+                vol = pod.start_time is None and (is_assumed is None or is_assumed(pod))
+                recs.append(-1)
+                objects.append((e, pi))
+            prios.append(p)
+            starts.append(t)
+            sigs.append(sid)
+            ports.append(has_ports)
+            volatile.append(vol)
+            if vec is not None:
+                req_at.append(e)
+                req_vecs.append(vec)
+        self.prio[dest] = prios
+        self.start[dest] = starts
+        self.sig[dest] = sigs
+        self.has_ports[dest] = ports
+        self.volatile[dest] = volatile
+        self.rec[dest] = recs
         req = self.req
-        req[s:end] = 0
+        req[dest] = 0
+        if isinstance(dest, slice):
+            at = np.arange(dest.start, dest.stop, dtype=np.int64)
+        else:
+            at = dest
         if req_at:
-            req[np.array(req_at, dtype=np.int64) + s] = req_vecs
+            req[at[req_at]] = req_vecs
         # the object columns: the pool beyond ``size`` holds None (new or grown pools only), so
         # only the entries with a PodInfo are written
         pinfo, pod_objects = self.pinfo, self.pods
         for e, pi in objects:
-            pinfo[s + e] = pi
-            pod_objects[s + e] = pi.pod
-        row_start, row_count, row_version, versions = self.row_start, self.row_count, self.row_version, table.row_version
-        for row, (first, n) in zip(rows, spans):
-            self.live += n - int(row_count[row])
-            row_start[row] = s + first
-            row_count[row] = n
-            row_version[row] = versions[row]
-        self.size = end
+            pinfo[at[e]] = pi
+            pod_objects[at[e]] = pi.pod
+
+    def _load_bulk(self, table: "NodeTable", rec_at: list[int], rec_ids: list[int], info_at: list[int],
+                   infos: list[Any], s: int, is_assumed: Any) -> None:
+        """:meth:`_load_entries` for many table records: entries ``s + rec_at[k]`` from records
+        ``rec_ids[k]``, entries ``s + info_at[k]`` from the PodInfos ``infos[k]``. The template
+        records' fields are gathered from one row of fields per template (``table.prototype_ids``;
+        no per-entry Python objects); the other entries go through :meth:`_load_entries`."""
+        tids = cast(Any, table).prototype_ids(np.array(rec_ids, dtype=np.int64))
+        at = np.array(rec_at, dtype=np.int64)
+        is_t = tids >= 0
+        present = sorted(set(tids[is_t].tolist()))
+        index = table.resource_index
+        templates = self._templates
+        fields = []
+        for t in present:
+            proto = cast(Any, table).template_prototype(t)
+            f = templates.get(id(proto))
+            if f is None or f[0] is not proto:
+                f = templates[id(proto)] = self._template_fields(proto, index)
+            fields.append(f)
+        # template id -> row of the per-template fields below
+        slot = np.zeros((present[-1] + 1) if present else 1, dtype=np.int64)
+        slot[present] = np.arange(len(present))
+        u_prio = np.array([f[1] for f in fields], dtype=np.int64)
+        u_start = np.array([f[2] for f in fields], dtype=np.float64)
+        u_sig = np.array([f[4] for f in fields], dtype=np.int64)
+        u_ports = np.array([f[5] for f in fields], dtype=bool)
+        u_req = np.zeros((len(fields), self.width), dtype=np.int64)
+        for i, f in enumerate(fields):
+            if f[3] is not None:
+                u_req[i] = f[3]
+        which = slot[tids[is_t]]
+        dest = at[is_t] + s
+        self.prio[dest] = u_prio[which]
+        self.start[dest] = u_start[which]
+        self.sig[dest] = u_sig[which]
+        self.has_ports[dest] = u_ports[which]
+        self.volatile[dest] = False  # no Pod object the scheduler could start in place exists
+        self.rec[dest] = np.array(rec_ids, dtype=np.int64)[is_t]
+        self.req[dest] = u_req[which]
+        # the rest entry by entry: records with a built PodInfo and the rows' PodInfo lists
+        built = np.flatnonzero(~is_t).tolist()
+        if built or infos:
+            items = [(rec_ids[k], None) for k in built] + [(-1, pi) for pi in infos]
+            dest = np.array([rec_at[k] for k in built] + info_at, dtype=np.int64) + s
+            self._load_entries(table, items, dest, is_assumed)
 
     def pod_info(self, table: "NodeTable", e: int) -> PodInfo:
         """Entry ``e``'s PodInfo, built from its table record on first use (the entry must be one
@@ -778,7 +863,7 @@ class VectorizedDryRun:
         while done < n:
             end = min(n, done + size)
             win = self._window(state, pod, table, walk[done:end], plan, columns, nominated, matches,
-                               skip_node_only)
+                               skip_node_only, (k, nv_total, v_total))
             windows.append(win)
             done = end
             size *= 2
@@ -794,7 +879,11 @@ class VectorizedDryRun:
     # -- one window ------------------------------------------------------------------------------
     def _window(self, state: "CycleState", pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan,
                 columns: PodColumns, nominated: NominatedUsage, matches: _PDBMatches | None,
-                skip_node_only: bool = False) -> _Window:
+                skip_node_only: bool = False, stop_rule: tuple[int, int, int] | None = None) -> _Window:
+        """One window of the walk. ``stop_rule``: (numCandidates, non-violating and violating
+        candidates before the window): the victims are selected up to the node that ends the walk
+        (``select_victims``' stop); the nodes after it are left without victims, as the walk never
+        reads them (``run`` stops at that node)."""
         w = len(rows)
         # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
         is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
@@ -870,12 +959,14 @@ class VectorizedDryRun:
         win.top_priority = top_priority = np.empty(w, dtype=np.int64)
         win.sum_priority = sum_priority = np.empty(w, dtype=np.int64)
         win.first_start = first_start = np.empty(w, dtype=np.float64)
-        _preemption.select_victims(seg, entries, active, columns.prio, columns.start, columns.req, conflict,
-                                   pdb_ptr, pdb_ids, pdb_allowed, plan.check_fit, plan.cols, plan.wants,
-                                   rows, table.alloc, table.allowed_pods, used, count, victims,
-                                   np.zeros(m, dtype=np.uint8),
-                                   n_victims, n_violating, top_priority, sum_priority, first_start)
-        kind[(active == 1) & (n_victims == 0)] = _Window.NO_VICTIM_LEFT
+        stop = _preemption.select_victims(seg, entries, active, columns.prio, columns.start, columns.req, conflict,
+                                          pdb_ptr, pdb_ids, pdb_allowed, plan.check_fit, plan.cols, plan.wants,
+                                          rows, table.alloc, table.allowed_pods, used, count, victims,
+                                          np.zeros(m, dtype=np.uint8),
+                                          n_victims, n_violating, top_priority, sum_priority, first_start,
+                                          *(stop_rule or ()))
+        done = w if stop < 0 else stop + 1
+        kind[:done][(active[:done] == 1) & (n_victims[:done] == 0)] = _Window.NO_VICTIM_LEFT
         win.kind = kind
         win.code = code
         win.seg = seg

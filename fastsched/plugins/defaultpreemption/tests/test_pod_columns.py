@@ -11,6 +11,7 @@ import random
 import numpy as np
 
 from fastsched.plugins.defaultpreemption.util import NOT_STARTED
+from fastsched.plugins.defaultpreemption import vectorized
 from fastsched.plugins.defaultpreemption.vectorized import PodColumns
 from fastsched.sim.generators import PodFactory
 from fastsched.snapshot import NodeTable
@@ -80,3 +81,67 @@ def test_template_records_and_pod_infos_load_the_pods_own_fields():
     assert int(cols.row_start[5]) != before[5] and all(int(cols.row_start[r]) == before[r] for r in before if r != 5)
     for row in rows.tolist():
         assert _loaded(cols, row) == _expected(table, width, row), row
+
+
+def _random_table(seed: int) -> NodeTable:
+    """Nodes holding template records, records whose PodInfo was built, rows whose PodInfo list
+    was built and pods with PodInfos of their own (some started)."""
+    rng = random.Random(seed)
+    table = NodeTable()
+    n_nodes = rng.randrange(3, 40)
+    table.add_nodes([make_node(f"n{i}", cpu="64", memory="64Gi", pods="110") for i in range(n_nodes)])
+    factories = [
+        _factory("low", priority=0, requests={"cpu": "900m", "memory": "1Gi"}, labels={"app": "a"}),
+        _factory("mid", priority=5, requests={"cpu": "1", "memory": "2Gi"}, labels={"app": "b", "tier": "x"}),
+        _factory("high", priority=10, requests={"cpu": "100m"}, namespace="other"),
+        _factory("none", priority=3),
+        _factory("port", priority=1, requests={"cpu": "200m"},
+                 containers=[{"name": "c", "image": "i", "ports": [{"containerPort": 80, "hostPort": 8080}]}]),
+    ]
+    kinds = rng.sample(factories, rng.randrange(1, len(factories) + 1))
+    pods = [rng.choice(kinds).make(f"p{i}", "default", node_name=f"n{rng.randrange(n_nodes)}")
+            for i in range(rng.randrange(0, 300))]
+    table.add_pods(pods)
+    for i in range(rng.randrange(0, 8)):
+        pod = make_pod(f"own{i}", priority=rng.randrange(-3, 12), requests={"cpu": f"{i + 1}00m"},
+                       node_name=f"n{rng.randrange(n_nodes)}", labels={"own": str(i % 3)})
+        if rng.random() < 0.4:
+            pod = pod.replace(start_time=float(rng.randrange(100)))
+        table.add_pod(pod.node_name, pod)
+    recs = [rec for r in range(n_nodes) for rec in table.pod_records(r)]
+    for rec in rng.sample(recs, min(len(recs), rng.randrange(0, 12))):
+        table.pod_info(rec)  # a record whose PodInfo is built (its row's list is not)
+    for r in rng.sample(range(n_nodes), rng.randrange(0, 3)):
+        table.pods[r]  # a row whose PodInfo list is built
+    return table
+
+
+def _columns(table: NodeTable, bulk_records: int, monkeypatch, assumed) -> PodColumns:
+    monkeypatch.setattr(vectorized, "_BULK_RECORDS", bulk_records)
+    cols = PodColumns(table)
+    cols.begin(table)
+    cols.refresh(table, np.flatnonzero(table.live).astype(np.int64), assumed)
+    return cols
+
+
+def test_bulk_and_entry_by_entry_loads_agree(monkeypatch):
+    """_load_bulk (NumPy gathers per template) writes every column as _load_entries does."""
+    for seed in range(40):
+        table = _random_table(seed)
+        assumed = (lambda pod: pod.name.endswith(("1", "4"))) if seed % 2 else None
+        bulk = _columns(table, 0, monkeypatch, assumed)
+        one_by_one = _columns(table, 1 << 60, monkeypatch, assumed)
+        n = one_by_one.size
+        assert bulk.size == n and bulk.live == one_by_one.live, seed
+        for name in ("row_start", "row_count", "row_version"):
+            assert np.array_equal(getattr(bulk, name), getattr(one_by_one, name)), (seed, name)
+        for name in ("prio", "start", "req", "has_ports", "volatile", "rec"):
+            assert np.array_equal(getattr(bulk, name)[:n], getattr(one_by_one, name)[:n]), (seed, name)
+        # signature ids are numbered in the order each load meets them: the same keys per entry
+        assert ([bulk.signature_keys[s] for s in bulk.sig[:n].tolist()]
+                == [one_by_one.signature_keys[s] for s in one_by_one.sig[:n].tolist()]), seed
+        assert all(a is b for a, b in zip(bulk.pinfo[:n], one_by_one.pinfo[:n])), seed
+        assert all(a is b for a, b in zip(bulk.pods[:n], one_by_one.pods[:n])), seed
+        width = len(table.resource_names)
+        for row in np.flatnonzero(table.live).tolist():
+            assert _loaded(bulk, row) == _expected(table, width, row), (seed, row)

@@ -252,6 +252,70 @@ def test_select_victims_reads_the_table_rows_and_columns_as_gathered(seed):
         run(np.full(w, cap, dtype=np.int64), cols, alloc, allowed, used, req)
 
 
+
+@pytest.mark.parametrize("seed", range(6))
+def test_select_victims_stops_where_the_walk_stops(seed):
+    """``select_victims`` with the stopping rule (``stop_k``, the candidates before the window)
+    against the full pass followed by ``walk_stop``: the same stop, the same outputs up to it, and
+    no victims after it; without a stop, every output as the full pass's."""
+    rng = np.random.default_rng(300 + seed)
+    width = 2
+    stops = set()
+    for _ in range(60):
+        w = int(rng.integers(1, 30))
+        pool = 400
+        prio = rng.integers(0, 5, pool)
+        start = np.where(rng.random(pool) < 0.3, np.inf, rng.integers(0, 50, pool).astype(float))
+        req = rng.integers(0, 40, (pool, width))
+        counts = rng.integers(0, 6, w)
+        seg = np.zeros(w + 1, dtype=np.int64)
+        seg[1:] = np.cumsum(counts)
+        entries = np.sort(rng.choice(pool, int(seg[-1]), replace=False)).astype(np.int64)
+        m = len(entries)
+        n_pdbs = 2
+        lists = [rng.choice(n_pdbs, rng.integers(0, 2), replace=False).tolist() for _ in range(m)]
+        pdb_ptr = np.zeros(m + 1, dtype=np.int64)
+        pdb_ptr[1:] = np.cumsum([len(x) for x in lists])
+        pdb_ids = np.array([d for x in lists for d in x], dtype=np.int32)
+        pdb_allowed = rng.integers(0, 3, n_pdbs)
+        conflict = (rng.random(m) < 0.1).astype(np.uint8)
+        active = (rng.random(w) < 0.8).astype(np.uint8)
+        rows = np.arange(w, dtype=np.int64)
+        alloc = rng.integers(60, 120, (w, width))
+        allowed = rng.integers(2, 8, w)
+        used = rng.integers(0, 60, (w, width))
+        count = rng.integers(0, 4, w)
+        cols = np.arange(width, dtype=np.int64)
+        wants = rng.integers(0, 60, width)
+        k = int(rng.integers(0, 10))
+        nv_before, v_before = int(rng.integers(0, 6)), int(rng.integers(0, 6))
+
+        def run(*stop_rule):
+            out = [np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.uint8)] + [
+                np.full(w, -9, dtype=np.int64) for _ in range(4)] + [np.full(w, -9.0)]
+            got = _preemption.select_victims(seg, entries, active, prio, start, req, conflict, pdb_ptr, pdb_ids,
+                                             pdb_allowed, True, cols, wants, rows, alloc, allowed, used, count, *out,
+                                             *stop_rule)
+            return got, out
+
+        none, full = run()
+        assert none == -1
+        kind = np.where((active == 1) & (full[2] > 0), 0, 1).astype(np.int8)
+        want_stop = _preemption.walk_stop(kind, full[3], nv_before, v_before, k, 0)[0]
+        stop, out = run(k, nv_before, v_before)
+        assert stop == want_stop
+        end = w if stop < 0 else stop + 1
+        for name, a, b in zip(("victims", "violating", "n_victims", "n_violating", "top", "sum", "first"), out, full):
+            if name in ("victims", "violating"):  # per potential victim: those of the nodes done
+                assert np.array_equal(a[:seg[end]], b[:seg[end]]), name
+                assert not a[seg[end]:].any(), name
+            else:
+                assert np.array_equal(a[:end], b[:end]), name
+                assert not a[end:].any(), name
+        stops.add(stop >= 0)
+    assert stops == {True, False}
+
+
 def _walk_stop_numpy(kind, n_violating, nv_total, v_total, k, candidate):
     """The NumPy form walk_stop replaced (VectorizedDryRun.run's loop body before it)."""
     is_candidate = kind == candidate

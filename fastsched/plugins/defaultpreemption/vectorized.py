@@ -808,6 +808,9 @@ class VectorizedDryRun:
         cols = self._columns
         if cols is None or cols.table_uid != table.uid:
             cols = self._columns = PodColumns(table)
+            # the PDB matches are kept per signature id, and new columns number their signatures
+            # afresh: a fork's table (or any other) must not read the old table's matches
+            self._pdb_key = self._pdb_matches = None
         return cols
 
     def _shadow_for(self, table: "NodeTable") -> ShadowTable:

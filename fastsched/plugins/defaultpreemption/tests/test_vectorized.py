@@ -595,3 +595,24 @@ def test_plans_kept_by_the_pre_filter_states_values():
         plans.append(got)
     # the pods' requests and ports differ: so do their plans, each from its own values
     assert len({tuple(map(str, _plan_fields(plan))) for plan in plans}) > 2 + len(alike)
+
+
+def test_pdb_matches_do_not_outlive_the_pod_columns():
+    """The PDBs a signature matches are kept per signature id, and a new table's pod columns (a
+    fork's table, another snapshot's) number signatures afresh: with the same PDB objects, the
+    matches of the old columns' signature 0 must not answer for the new columns' signature 0."""
+    from fastsched.snapshot.table import NodeTable
+
+    runner = vectorized.VectorizedDryRun(plugin=type("P", (), {"_index_pdbs": staticmethod(
+        lambda pdbs: type("I", (), {"pdbs": list(pdbs), "by_namespace": {}})())})())
+    pdbs = [pdb("guard", {"app": "a"}, allowed=0)]
+    first, second = NodeTable(), NodeTable()
+    runner.columns(first)
+    matches = runner._matches(pdbs)
+    matches.by_signature[0] = (0,)  # signature 0 of the first table's columns matched the PDB
+    assert runner._matches(pdbs) is matches  # same columns, same PDBs: kept
+    runner.columns(first)
+    assert runner._matches(pdbs) is matches
+    runner.columns(second)
+    fresh = runner._matches(pdbs)
+    assert fresh is not matches and fresh.by_signature == {}

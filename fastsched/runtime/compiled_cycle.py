@@ -24,7 +24,9 @@ found, which ``FusedPlan.score_found`` adds to the plan's scores.
 Plans are found by the identity of the pod's spec objects (pods stamped from one template share
 them) and, when those are new, by the plugins' forms and the values of the spec fields some plugin
 with a static part reads (``column_reads``): pods a controller created, each parsed from its own
-manifest, and pods differing only in what CYCLE parts alone read share a plan.
+manifest, and pods differing only in what CYCLE parts alone read share a plan; so do pods whose
+containers differ only in their mounts when no plugin with a static part reads those
+(``column_reads_mounts``: a cluster dump's pods each mount a ServiceAccount token of their own name).
 
 A PreFilterResult that names nodes (NodeAffinity's ``metadata.name`` terms: DaemonSet pods)
 restricts the kernel's walk to those nodes. The engine declines (returns None, and the scheduler

@@ -19,7 +19,10 @@ in name order, as ``kubectl get pods -o yaml`` lists them (the API server lists 
 name, so a ReplicaSet's pods come one after another), ``interleaved`` in creation order, as a watch,
 ``kubectl get pods --sort-by=.metadata.creationTimestamp`` or a listing node by node hands over
 pods of Deployments scaled up together (issue 29: each pod's template differs from the previous
-one's).
+one's). ``satoken`` is the dump shape as a real cluster's dump holds it: each pod also has the
+ServiceAccount admission's token volume ``kube-api-access-<5 characters>`` (a name of its own,
+seeded) and a mount of it in every container, and the ``managedFields`` the API server writes
+(the controller's create and the scheduler's condition, at the pod's own time).
 
 Issue 29 also sets targets at 50,000 and 1,000,000 nodes (the named shape, init pods as many as
 nodes): those sizes run with ``FASTSCHED_BENCH_LARGE=1`` (about a minute of set-up at 1,000,000

@@ -19,7 +19,10 @@ in name order, as ``kubectl get pods -o yaml`` lists them (the API server lists 
 name, so a ReplicaSet's pods come one after another), ``interleaved`` in creation order, as a watch,
 ``kubectl get pods --sort-by=.metadata.creationTimestamp`` or a listing node by node hands over
 pods of Deployments scaled up together (issue 29: each pod's template differs from the previous
-one's).
+one's). ``satoken`` is the dump shape as a real cluster's dump holds it: each pod also has the
+ServiceAccount admission's token volume ``kube-api-access-<5 characters>`` (a name of its own,
+seeded) and a mount of it in every container, and the ``managedFields`` the API server writes
+(the controller's create and the scheduler's condition, at the pod's own time).
 
 Issue 29 also sets targets at 50,000 and 1,000,000 nodes (the named shape, init pods as many as
 nodes): those sizes run with ``FASTSCHED_BENCH_LARGE=1`` (about a minute of set-up at 1,000,000
@@ -53,7 +56,8 @@ NODES, INIT_PODS, MEASURED = 5000, 5000, 3000
 #: (nodes, shape) of each case: every shape at 5,000 nodes; named pods at issue 29's large sizes
 #: on request (init pods as many as nodes; fewer measured pods at 1,000,000, where a pod's cycle
 #: scores 50,000 nodes)
-CASES = [(NODES, shape) for shape in ("named", "dump", "generate", "labelled", "deployments", "interleaved")]
+CASES = [(NODES, shape) for shape in ("named", "dump", "generate", "labelled", "deployments", "interleaved",
+                                      "satoken")]
 if os.environ.get("FASTSCHED_BENCH_LARGE"):
     CASES += [(50_000, "named"), (1_000_000, "named")]
 
@@ -89,6 +93,7 @@ def _prepared(shape: str = "named", nodes: int = NODES, chunk: int = CHUNK):
         gc.collect()
         return s, manifests
     manifests = []
+    rng = random.Random(32)  # (the satoken shape's volume names)
     for i, p in enumerate(inst.measured_pods):
         m = template_manifest(w.measured_op.template, p.name, p.namespace)
         if shape == "generate":
@@ -98,8 +103,11 @@ def _prepared(shape: str = "named", nodes: int = NODES, chunk: int = CHUNK):
             m["metadata"]["uid"] = p.uid
         if shape == "labelled":  # a StatefulSet's pods: a label of their own each
             m["metadata"].setdefault("labels", {})["statefulset.kubernetes.io/pod-name"] = p.name
-        if shape == "dump":
+        if shape in ("dump", "satoken"):
             _dump_fields(m, i)
+        if shape == "satoken":
+            _service_account_token(m, rng)
+            _managed_fields(m)
         manifests.append(m)
     gc.collect()
     return s, manifests
@@ -112,6 +120,54 @@ def _dump_fields(m: dict, i: int) -> None:
     m["status"] = {"phase": "Pending", "qosClass": "Guaranteed",
                    "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                    "lastTransitionTime": created}]}
+
+
+#: the projected volume the ServiceAccount admission plugin adds (plugin/pkg/admission/serviceaccount,
+#: ``TokenVolumeSource``, v1.37.2), as ``kubectl get pods -o yaml`` prints it (keys in name order)
+_TOKEN_VOLUME_SOURCE = {"defaultMode": 420, "sources": [
+    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}, "path": "namespace"}]}},
+]}
+
+
+def _service_account_token(m: dict, rng: random.Random) -> None:
+    """What the ServiceAccount admission plugin adds to a pod that does not opt out
+    (``mountServiceAccountToken``): a projected volume ``kube-api-access-<5 characters>`` (a name of
+    its own per pod, ``names.SimpleNameGenerator``) appended to ``spec.volumes``, and a read-only
+    mount of it at ``/var/run/secrets/kubernetes.io/serviceaccount`` appended to every init
+    container's, then every container's, ``volumeMounts``."""
+    name = "kube-api-access-" + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
+    spec = m["spec"]
+    for container in (*spec.get("initContainers", ()), *spec["containers"]):
+        container.setdefault("volumeMounts", []).append(
+            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": name, "readOnly": True})
+    spec.setdefault("volumes", []).append({"name": name, "projected": copy.deepcopy(_TOKEN_VOLUME_SOURCE)})
+
+
+def _managed_fields(m: dict) -> None:
+    """``metadata.managedFields`` as the API server writes them for a pending pod of a ReplicaSet
+    (what a dump read from the API, or ``kubectl get -o yaml --show-managed-fields``, holds): the
+    controller's create and the scheduler's PodScheduled condition, each at the pod's own time."""
+    meta, spec = m["metadata"], m["spec"]
+    created = meta["creationTimestamp"]
+    containers = {f'k:{{"name":"{c["name"]}"}}': {".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {},
+                                                  "f:resources": {".": {}, "f:limits": {}, "f:requests": {}},
+                                                  "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}}
+                  for c in spec["containers"]}
+    meta["managedFields"] = [
+        {"apiVersion": "v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:metadata": {"f:generateName": {}},
+                      "f:spec": {"f:containers": containers, "f:dnsPolicy": {}, "f:enableServiceLinks": {},
+                                 "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {},
+                                 "f:terminationGracePeriodSeconds": {}}},
+         "manager": "kube-controller-manager", "operation": "Update", "time": created},
+        {"apiVersion": "v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:status": {"f:conditions": {".": {}, 'k:{"type":"PodScheduled"}': {
+             ".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:message": {}, "f:reason": {},
+             "f:status": {}, "f:type": {}}}}},
+         "manager": "kube-scheduler", "operation": "Update", "subresource": "status", "time": created},
+    ]
 
 
 def _deployment_pods(template: str, pods, *, by_name: bool) -> list[dict]:

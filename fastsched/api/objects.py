@@ -184,7 +184,12 @@ class Container:
         return clone
 
     def __hash__(self) -> int:
-        return hash((self.name, self.image))
+        # (the mounts' names too: pods that differ only in them, as the ServiceAccount admission's
+        # ``kube-api-access-<random>`` mounts make every pod of a dump, would all collide, and the
+        # scheduler's interning of equal specs (a dict of them) turned quadratic; a name that is
+        # not a string counts as None, so that hashing never fails where equality would not)
+        return hash((self.name, self.image,
+                     tuple([n if type(n := m.get("name")) is str else None for m in self.volume_mounts])))
 
 
 @dataclass(slots=True, eq=True)

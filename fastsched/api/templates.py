@@ -39,6 +39,19 @@ per pod), fields at the top level besides apiVersion, kind, metadata, spec and s
 ``spec.schedulingGroup`` (kept or dropped by the load's feature gates), a per-pod field of another
 type or a malformed timestamp (so the full path reports it with its usual error).
 
+The ServiceAccount admission plugin's token volume is per pod too: every pod that does not opt
+out gets a projected volume ``kube-api-access-<5 random characters>`` and a mount of it in every
+container (``plugin/pkg/admission/serviceaccount``, ``mountServiceAccountToken``), so in a dump no
+two pods' manifests are the same. The name of the first volume named with that prefix (the one
+admission finds or adds) is a per-pod field wherever it is a volume's or a mount's ``name`` (in
+``containers``, ``initContainers``, ``ephemeralContainers``): the shared part has a placeholder
+there, and the key lists those places, so that two manifests of one key differ only in that name
+(a name equal to it anywhere else is compared as it is). The decoder keeps volumes and mounts as
+the manifest's own entries and validation reads neither (``validation``'s list of fields not
+validated), so a stamped pod takes its own ``spec.volumes`` entries and, in the containers with
+such a mount, its own mounts (with ``bindMountOptions`` dropped as the decoder drops them), each
+such container a copy of its template's with those mounts.
+
 Labels are per pod too (a StatefulSet's pods each have their own ``statefulset.kubernetes.io/pod-name``),
 type-checked by the schema decoder and validated (``validate_labels``, the full path for the
 message when refused), except for a pod whose spec has ``affinity`` or
@@ -60,9 +73,9 @@ from typing import Any, Mapping
 from .._kernels._manifest import fingerprint, same_shared
 from ..util.field import FieldPath
 from ._manifest import as_map, as_string_map, as_timestamp
-from .decode import pod_status_fields
+from .decode import _without_bind_mount_options, pod_status_fields
 from .errors import ManifestError
-from .objects import Pod, _read_only
+from .objects import Container, Pod, _field_copier, _read_only
 from .schema import decode as schema_decode
 from .util_validation import dns1123_subdomain_errors
 from .validation import validate_labels
@@ -92,6 +105,15 @@ _LABELS_PATH = FieldPath("metadata").child("labels")
 #: the status fields of a pod that has none (``status`` absent): what the decoder reads from ``{}``
 _NO_STATUS = pod_status_fields({})
 _TOP_LEVEL = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
+#: the prefix of the ServiceAccount admission plugin's token volume's name (``ServiceAccountVolumeName``
+#: and a dash: ``generateName`` adds 5 random characters)
+_TOKEN_VOLUME_PREFIX = "kube-api-access-"
+#: the container lists whose mounts may name the token volume, and the Pod field of each
+_CONTAINER_LISTS = (("containers", "containers"), ("initContainers", "init_containers"),
+                    ("ephemeralContainers", "ephemeral_containers"))
+#: what the shared part holds where the manifest had the token volume's name (any constant: the key
+#: lists those places, so a manifest holding this value there is told apart)
+_TOKEN_PLACEHOLDER = ""
 #: marshal's format 2: no back-references (version 3 writes a second occurrence of the same object
 #: as a reference, so equal manifests with different sharing would get different keys)
 _MARSHAL_VERSION = 2
@@ -129,6 +151,10 @@ class PodTemplates:
         per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
         api_version, kind = document.get("apiVersion"), document.get("kind")
         bound = node_name is not None
+        token = _token_volume_name(spec)
+        token_at = None
+        if token is not None:
+            spec, token_at = _without_token_name(spec, token)
         last = self._last
         if last is not None and same_shared(api_version, kind, meta, per_pod, spec, bound, last[0]):
             # the same as the last manifest's (pods of one template come one after another): its
@@ -156,7 +182,8 @@ class PodTemplates:
                 if fp is not None:
                     self._remember_shared(fp, self._last)
         # named or not: validation checks a name, or (without one) skips it
-        return (bool(node_name), bool(name), labels_per_pod, text)
+        # (where the token volume's name was: a per-pod field, see the module docstring)
+        return (bool(node_name), bool(name), labels_per_pod, token_at, text)
 
     def _remember_shared(self, fp: int, shared: tuple[tuple, bytes]) -> None:
         """``shared`` (a private copy of a shared part and its bytes) as the recent one of
@@ -210,6 +237,9 @@ class PodTemplates:
                 setattr(pod, field_name, value)
         if labels is not None:
             pod.labels = labels
+        token_at = key[3]
+        if token_at is not None:
+            _restore_token_name(pod, spec, token_at)
         pod.admitted = True
         return pod
 
@@ -223,6 +253,82 @@ class PodTemplates:
         # cycle read them for each pod)
         pod.requests, pod.non_zero_requests, pod.scoring_requests  # noqa: B018 - computed and cached
         templates[key] = pod
+
+
+def _token_volume_name(spec: Mapping[str, Any]) -> str | None:
+    """The name of the ServiceAccount token volume of a manifest's ``spec``: the first volume whose
+    name has the admission plugin's prefix, as ``mountServiceAccountToken`` finds it; None without."""
+    volumes = spec.get("volumes")
+    if type(volumes) is not list:
+        return None
+    for volume in volumes:
+        if type(volume) is dict:
+            name = volume.get("name")
+            if type(name) is str and name.startswith(_TOKEN_VOLUME_PREFIX):
+                return name
+    return None
+
+
+def _without_token_name(spec: dict, token: str) -> tuple[dict, tuple]:
+    """``spec`` with ``_TOKEN_PLACEHOLDER`` for ``token`` wherever it is the ``name`` of a volume or
+    of a container's mount (copies along those paths: the caller's manifest is not changed), and
+    those places: ``(volume indexes, ((container list, container index, mount index), ...))``."""
+    spec = dict(spec)
+    volumes = list(spec["volumes"])
+    volumes_at = []
+    for i, volume in enumerate(volumes):
+        if type(volume) is dict and type(name := volume.get("name")) is str and name == token:
+            volumes[i] = {**volume, "name": _TOKEN_PLACEHOLDER}  # (same key order: "name" kept in place)
+            volumes_at.append(i)
+    spec["volumes"] = volumes
+    mounts_at = []
+    for field_name, _ in _CONTAINER_LISTS:
+        containers = spec.get(field_name)
+        if type(containers) is not list:
+            continue
+        copied = None
+        for ci, container in enumerate(containers):
+            mounts = container.get("volumeMounts") if type(container) is dict else None
+            if type(mounts) is not list:
+                continue
+            new_mounts = None
+            for mi, mount in enumerate(mounts):
+                if type(mount) is dict and type(name := mount.get("name")) is str and name == token:
+                    if new_mounts is None:
+                        new_mounts = list(mounts)
+                    new_mounts[mi] = {**mount, "name": _TOKEN_PLACEHOLDER}
+                    mounts_at.append((field_name, ci, mi))
+            if new_mounts is not None:
+                if copied is None:
+                    copied = list(containers)
+                copied[ci] = {**container, "volumeMounts": new_mounts}
+        if copied is not None:
+            spec[field_name] = copied
+    return spec, (tuple(volumes_at), tuple(mounts_at))
+
+
+def _restore_token_name(pod: Pod, spec: Mapping[str, Any], token_at: tuple) -> None:
+    """The fields of ``pod`` (stamped: its template's) that hold the token volume's name, as the
+    decoder builds them from ``spec`` (the pod's own; ``token_at`` from :func:`_without_token_name`):
+    its volumes (the manifest's entries, as ``list_of`` keeps them), and each container with a mount
+    of the token a copy of its template's with the manifest's mounts (``bindMountOptions`` dropped,
+    as the decoder drops them)."""
+    pod.volumes = tuple(spec["volumes"])
+    copy = _field_copier(Container)
+    done: set[tuple[str, int]] = set()
+    for field_name, ci, _ in token_at[1]:
+        if (field_name, ci) in done:
+            continue
+        done.add((field_name, ci))
+        attr = _POD_FIELD_OF[field_name]
+        containers = list(getattr(pod, attr))
+        container = copy(containers[ci])
+        container.volume_mounts = _without_bind_mount_options(tuple(spec[field_name][ci]["volumeMounts"]))
+        containers[ci] = container
+        setattr(pod, attr, tuple(containers))
+
+
+_POD_FIELD_OF = dict(_CONTAINER_LISTS)
 
 
 def template_status(pod: Pod) -> dict[str, Any] | None:

@@ -61,6 +61,13 @@ plugins read, and those judge the pods each cycle (CYCLE). A plugin that does no
 to read every field; a form's own ``reads`` narrows them for that form (``()`` for the forms of pods
 a plugin skips). Stating too few fields would share a plan between pods it does not fit.
 
+A plugin reading containers (``containers``, ``init_containers``, ``ephemeral_containers``) is taken
+to read all of each container, its ``volume_mounts`` included, unless it states
+``column_reads_mounts = False`` (its ``column_form`` and NODES / RESOURCES parts read no mount). When
+no plugin with such a part reads the mounts, pods whose containers differ only in them share a plan:
+the ServiceAccount admission mounts a token volume named per pod (``kube-api-access-<random>``) in
+every container, so no two pods of a cluster dump have equal containers.
+
 A plugin stating request fields (containers, init containers, overhead, pod-level resources) among
 its reads may also state ``column_named_resources(pod)``: the resources the pod requests whose
 names its plan parts depend on (a scoring strategy's resources; ``None``: it cannot say). When every

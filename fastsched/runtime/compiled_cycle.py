@@ -24,7 +24,9 @@ found, which ``FusedPlan.score_found`` adds to the plan's scores.
 Plans are found by the identity of the pod's spec objects (pods stamped from one template share
 them) and, when those are new, by the plugins' forms and the values of the spec fields some plugin
 with a static part reads (``column_reads``): pods a controller created, each parsed from its own
-manifest, and pods differing only in what CYCLE parts alone read share a plan.
+manifest, and pods differing only in what CYCLE parts alone read share a plan; so do pods whose
+containers differ only in their mounts when no plugin with a static part reads those
+(``column_reads_mounts``: a cluster dump's pods each mount a ServiceAccount token of their own name).
 
 A PreFilterResult that names nodes (NodeAffinity's ``metadata.name`` terms: DaemonSet pods)
 restricts the kernel's walk to those nodes. The engine declines (returns None, and the scheduler
@@ -127,6 +129,14 @@ _PER_CYCLE_KINDS = (CYCLE, NONE)
 #: the spec fields a pod's request totals come from
 _REQUEST_FIELDS = frozenset({"containers", "init_containers", "overhead", "resources"})
 _CONTAINERS_AT = SPEC_FIELDS.index("containers")
+#: the spec fields holding containers, whose ``volume_mounts`` a plugin may state it does not read
+#: (``column_reads_mounts``): the ServiceAccount token's mount, named per pod, is in every container
+_CONTAINER_FIELDS = frozenset({"containers", "init_containers", "ephemeral_containers"})
+_CONTAINER_POSITIONS = frozenset(i for i, f in enumerate(SPEC_FIELDS) if f in _CONTAINER_FIELDS)
+#: a Container's stored fields but its mounts: those a pod's container must share (be the very
+#: objects of) with the last shared key's pod's for the two to differ at most in their mounts
+_CONTAINER_SLOTS_BUT_MOUNTS = ("name", "image", "requests", "limits", "ports", "restart_policy",
+                               "restart_policy_rules", "_request_nanos")
 _INIT_CONTAINERS_AT = SPEC_FIELDS.index("init_containers")
 _OVERHEAD_AT = SPEC_FIELDS.index("overhead")
 _RESOURCES_AT = SPEC_FIELDS.index("resources")
@@ -359,9 +369,19 @@ class CompiledCycle:
         self._reads: list[tuple[Any, frozenset]] | None = None
         #: per entry of _reads: the positions in SPEC_FIELDS of the fields that plugin reads
         self._read_positions: list[tuple[int, ...]] = []
+        #: per entry of _reads: whether the plugin reads the containers' ``volume_mounts`` when it
+        #: reads containers (``column_reads_mounts``, True unless it states otherwise)
+        self._reads_mounts: list[bool] = [getattr(p, "column_reads_mounts", True) is not False
+                                          for p in self.plugins.values()]
         if all(r is not None for r in reads):
             self._reads = [(self._forms[name], frozenset(r or ())) for name, r in zip(self.plugins, reads)]
             self._read_positions = [tuple(i for i, f in enumerate(SPEC_FIELDS) if f in r) for _, r in self._reads]
+        #: per position in SPEC_FIELDS holding containers, the indexes in _reads of the plugins that
+        #: read that field and its containers' mounts: the forms to ask again for a pod whose
+        #: containers differ from the last shared key's pod's only in their mounts
+        self._mount_readers_at: dict[int, tuple[int, ...]] = {
+            i: tuple(j for j, positions in enumerate(self._read_positions) if i in positions and self._reads_mounts[j])
+            for i in _CONTAINER_POSITIONS}
         #: per position in SPEC_FIELDS, the indexes in _reads of the plugins that read that field
         #: (_read_positions inverted, once per framework): _shared_key_of_last asks the forms of a
         #: changed field's readers without testing every plugin's positions each cycle
@@ -1488,6 +1508,7 @@ class CompiledCycle:
         Score) reads. None when a plugin has no form for the pod."""
         forms = []
         read: set[str] = set()
+        mounts_read = False
         if self._reads is None:  # not called then: without every plugin's reads no plan is shared
             return None
         same = self._shared_key_of_last(pod, spec, table, key)
@@ -1514,13 +1535,21 @@ class CompiledCycle:
                 return None
             forms.append(form)
             if form.filter not in _PER_CYCLE_KINDS or form.score not in _PER_CYCLE_KINDS:
-                read.update(reads if form.reads is None else form.reads)
+                form_reads = reads if form.reads is None else form.reads
+                read.update(form_reads)
+                if self._reads_mounts[index] and not _CONTAINER_FIELDS.isdisjoint(form_reads):
+                    mounts_read = True
         # Containers (and overhead, pod-level resources) compare by their rounded amounts: pods whose
-        # exact nano-unit requests differ compare equal there, so the totals the plugins use join
+        # exact nano-unit requests differ compare equal there, so the totals the plugins use join.
+        # Their mounts are left out when no plugin with a static part reads them: every pod of a
+        # dump mounts a ServiceAccount token volume of its own name (kube-api-access-<random>),
+        # which no plugin's plan depends on (the volume plugins read the volumes, not the mounts,
+        # and judge a projected volume as no volume at all)
         exact = (pod.requests, pod.non_zero_requests, pod.scoring_requests) if read & _REQUEST_FIELDS else None
-        shared = _ValueKey((tuple(_by_value(v) if f in read else None for f, v in zip(SPEC_FIELDS, spec)), exact,
+        shared = _ValueKey((tuple((_by_value(v) if mounts_read or f not in _CONTAINER_FIELDS else _without_mounts(v))
+                                  if f in read else None for f, v in zip(SPEC_FIELDS, spec)), exact,
                             tuple(forms), *key[len(SPEC_FIELDS):]))
-        self._last_shared = (table, spec, tail, tuple(forms), frozenset(read), shared)
+        self._last_shared = (table, spec, tail, tuple(forms), frozenset(read), shared, mounts_read)
         return shared
 
     def _shared_key_of_last(self, pod: "Pod", spec: tuple, table: NodeTable, key: tuple) -> "_ValueKey | None":
@@ -1535,13 +1564,19 @@ class CompiledCycle:
         last = self._last_shared
         if last is None or last[0] is not table:
             return None
-        _, last_spec, tail, forms, read, shared = last
+        _, last_spec, tail, forms, read, shared, mounts_read = last
         if key[len(SPEC_FIELDS):] != tail:
             return None
         readers: list[int] = []   # the plugins reading a changed field (indexes in _reads)
         readers_at = self._readers_at
         for i in _SPEC_POSITIONS:
             if spec[i] is not last_spec[i]:
+                if not mounts_read and i in _CONTAINER_POSITIONS and _differ_in_mounts_only(spec[i], last_spec[i]):
+                    # (containers whose other fields are the very objects of the last pod's: the
+                    # key's containers without their mounts and the request totals are the same;
+                    # the forms that may depend on mounts are asked)
+                    readers.extend(self._mount_readers_at[i])
+                    continue
                 field = SPEC_FIELDS[i]
                 if field in read or field in _REQUEST_FIELDS:
                     return None
@@ -1553,7 +1588,7 @@ class CompiledCycle:
                 form = reads[index][0](pod, table)
                 if form is None or form != forms[index]:
                     return None
-        self._last_shared = (table, spec, tail, forms, read, shared)
+        self._last_shared = (table, spec, tail, forms, read, shared, mounts_read)
         return shared
 
     def _touch(self, key: Any, plan: "_Plan | _Declined", capacity: int) -> None:
@@ -1862,6 +1897,28 @@ def _by_value(value: Any) -> Any:
     except TypeError:
         return ("id", id(value))
     return value
+
+
+def _without_mounts(containers: Any) -> Any:
+    """Containers as a key when no plugin with a static part reads their mounts: each without its
+    ``volume_mounts`` (the containers themselves when none has any)."""
+    if not any(c.volume_mounts for c in containers):
+        return containers
+    return tuple(c.replace(volume_mounts=()) if c.volume_mounts else c for c in containers)
+
+
+def _differ_in_mounts_only(a: Any, b: Any) -> bool:
+    """Whether containers ``a`` and ``b`` (tuples) are pairwise the same objects or hold the very
+    same field objects but their ``volume_mounts`` (a pod stamped from a template, with its own
+    token mount: its containers are copies of the template's, see ``api.templates``)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x is not y:
+            for name in _CONTAINER_SLOTS_BUT_MOUNTS:
+                if getattr(x, name) is not getattr(y, name):
+                    return False
+    return True
 
 
 def _constant_score(raw: np.ndarray, normalize: int) -> int | None:

@@ -7,7 +7,8 @@ a seed, deterministically: the config, nodes, bound pods, other API objects and 
 :class:`_Gen` (a seeded RNG and manifest builders). They are apart from the oracle, which runs and
 compares scenarios, because they are most of its code and are read for what the scenarios cover,
 not for how the comparison works. ``fastsched.testing.oracle`` re-exports :func:`generate` and
-:data:`CLASSES`, public there.
+:data:`CLASSES`, public there. The pods of the volumes and mixed classes mostly hold the
+ServiceAccount admission's token volume and mounts (``kube-api-access-<random>``), as a cluster's do.
 """
 from __future__ import annotations
 
@@ -859,6 +860,35 @@ def gen_volumes(g: _Gen) -> None:
         g.pod(requests={"cpu": "100m"}, volumes=vols)
     if g.chance(0.2):
         _driver_required(g, driver)
+
+
+#: the projected volume the ServiceAccount admission plugin adds (``TokenVolumeSource``, v1.37.2)
+_TOKEN_VOLUME_SOURCE = {"defaultMode": 420, "sources": [
+    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                                "path": "namespace"}]}}]}
+#: the characters of a generated name's suffix (k8s.io/apimachinery's rand.String)
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _service_account_tokens(g: _Gen) -> None:
+    """What the ServiceAccount admission plugin adds to a pod that does not opt out
+    (``mountServiceAccountToken``), as a cluster's pods hold it: a projected volume
+    ``kube-api-access-<5 random characters>`` appended to ``spec.volumes`` and a read-only mount of
+    it appended to every init container's and container's mounts. Most pods, bound and incoming;
+    drawn from an RNG of its own after the rest of the scenario, so the class's other draws stay
+    as they were."""
+    rng = random.Random(f"{g.cls}:{g.seed}:service-account-token")
+    for m in (*g.pods, *g.incoming):
+        if rng.random() < 0.15:  # automountServiceAccountToken: false
+            continue
+        name = "kube-api-access-" + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
+        spec = m["spec"]
+        for container in (*spec.get("initContainers", ()), *spec["containers"]):
+            container.setdefault("volumeMounts", []).append(
+                {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": name, "readOnly": True})
+        spec.setdefault("volumes", []).append({"name": name, "projected": copy.deepcopy(_TOKEN_VOLUME_SOURCE)})
 
 
 def _driver_required(g: _Gen, driver: str) -> None:
@@ -1782,10 +1812,19 @@ CLASSES: dict[str, Callable[[_Gen], None]] = {
 }
 
 
-def generate(cls: str, seed: int) -> dict:
-    """The scenario of class ``cls`` for ``seed`` (deterministic)."""
+#: the classes whose pods mostly hold the ServiceAccount admission's token volume and mounts
+#: (:func:`_service_account_tokens`), as a cluster's pods do: those about volumes and the mixed one
+SERVICE_ACCOUNT_TOKEN_CLASSES = frozenset({"volumes", "mixed"})
+
+
+def generate(cls: str, seed: int, *, service_account_tokens: bool = True) -> dict:
+    """The scenario of class ``cls`` for ``seed`` (deterministic). ``service_account_tokens=False``:
+    without the token volumes of :data:`SERVICE_ACCOUNT_TOKEN_CLASSES` (the scenario as drawn
+    before they were added: the recorded hint scenarios' clusters)."""
     g = _Gen(cls, seed)
     (CLASSES[cls] if cls in CLASSES else NAMED_CLASSES[cls] if cls in NAMED_CLASSES else GATED_CLASSES[cls][0])(g)
+    if service_account_tokens and cls in SERVICE_ACCOUNT_TOKEN_CLASSES:
+        _service_account_tokens(g)
     return _clean(g.scenario())
 
 

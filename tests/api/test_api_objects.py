@@ -312,3 +312,17 @@ def test_the_compiled_slot_copy_equals_the_generated_field_copy():
         _bind.copy_slots(unset)
     with pytest.raises(AttributeError):
         _make_field_copier.__wrapped__(Pod)(unset)
+
+
+def test_container_hash_tells_mount_names_apart():
+    """Containers that differ only in their mounts' names (the ServiceAccount admission's
+    ``kube-api-access-<random>``, one per pod) hash apart: the scheduler interns equal specs in a
+    dict, and equal hashes made that quadratic. Equal containers hash equal; a mount name that is
+    not a string hashes as None rather than failing."""
+    def container(*names):
+        return Container(name="c", image="i", volume_mounts=tuple({"name": n, "mountPath": "/m"} for n in names))
+    a, b = container("kube-api-access-abcde"), container("kube-api-access-fghjk")
+    assert a != b and hash(a) != hash(b)
+    assert hash(a) == hash(container("kube-api-access-abcde")) and a == container("kube-api-access-abcde")
+    assert hash(container("x", "y")) != hash(container("x"))
+    assert hash(container(["not", "a", "string"])) == hash(container(None))

@@ -278,5 +278,138 @@ def test_the_shared_part_is_compared_without_the_per_pod_fields_wherever_they_ar
         keys.append(templates.key(m))
         assert keys[-1] == PodTemplates().key(copy.deepcopy(m)), m
     # pods differing only in per-pod fields: the same bytes object, not serialized again
-    assert keys[1][3] is keys[0][3] and keys[3][3] is keys[2][3] and keys[9][3] is keys[8][3]
+    assert keys[1][-1] is keys[0][-1] and keys[3][-1] is keys[2][-1] and keys[9][-1] is keys[8][-1]
     assert keys[4] != keys[3] and keys[7] != keys[6]
+
+
+# -- the ServiceAccount token volume: a per-pod name --------------------------------------------------
+_TOKEN_SOURCE = {"defaultMode": 420, "sources": [
+    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                                "path": "namespace"}]}}]}
+_TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+def _token_pod(name: str, token: str, *, init: bool = False, ephemeral: bool = False, bind_options: bool = False,
+               extra_volume: str | None = None) -> dict:
+    """A pod as the ServiceAccount admission leaves it: a token volume ``token`` appended to its
+    volumes and a read-only mount of it in every (init) container, as ``kubectl get -o yaml``
+    prints them."""
+    m = copy.deepcopy(TEMPLATE)
+    m["metadata"]["name"] = name
+    spec = m["spec"]
+    spec["volumes"] = [{"name": "data", "emptyDir": {}}]
+    if extra_volume is not None:
+        spec["volumes"].append({"name": extra_volume, "emptyDir": {}})
+    spec["volumes"].append({"name": token, "projected": copy.deepcopy(_TOKEN_SOURCE)})
+    spec["containers"][0]["volumeMounts"] = [{"mountPath": "/data", "name": "data"}]
+    spec["containers"].append({"name": "sidecar", "image": "envoy"})
+    if init:
+        spec["initContainers"] = [{"name": "init", "image": "busybox", "restartPolicy": "Always"}]
+    if ephemeral:
+        spec["ephemeralContainers"] = [{"name": "debug", "image": "busybox",
+                                        "volumeMounts": [{"mountPath": "/d", "name": token}]}]
+    for container in (*spec.get("initContainers", ()), *spec["containers"]):
+        mount = {"mountPath": _TOKEN_MOUNT_PATH, "name": token, "readOnly": True}
+        if bind_options:
+            mount["bindMountOptions"] = ["rbind"]
+        container.setdefault("volumeMounts", []).append(mount)
+    return m
+
+
+def _load_both(docs: list[dict]) -> list[tuple]:
+    """``docs`` loaded with a template cache and on the full path: the outcome of each (its fields, or
+    the error), in pairs."""
+    outcomes: list[list] = []
+    saved = load_module._POD_TEMPLATES
+    try:
+        for cache in (PodTemplates(), _NoTemplates()):
+            load_module._POD_TEMPLATES = cache
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    outcomes.append([_fields(p) for p in load_objects(copy.deepcopy(docs))])
+                except (ValidationError, ManifestError) as e:
+                    outcomes.append([str(e)])
+    finally:
+        load_module._POD_TEMPLATES = saved
+    return list(zip(*outcomes))
+
+
+@pytest.mark.parametrize("options", [{}, {"init": True}, {"ephemeral": True}, {"bind_options": True},
+                                     {"init": True, "ephemeral": True, "bind_options": True}],
+                         ids=["containers", "init", "ephemeral", "bind-mount-options", "all"])
+def test_a_stamped_pod_has_its_own_token_volume_and_mounts(options, monkeypatch):
+    """Pods differing only in the token volume's name are stamped from one template, and each has
+    the volumes and mounts the full path decodes from its own manifest, field by field."""
+    stamped = []
+
+    class Counting(PodTemplates):
+        def stamp(self, key, document):
+            pod = super().stamp(key, document)
+            stamped.append(pod is not None)
+            return pod
+
+    monkeypatch.setattr(load_module, "_POD_TEMPLATES", Counting())
+    docs = [_token_pod(f"web-{i}", f"kube-api-access-{c * 5}", **options) for i, c in enumerate("bcdfg")]
+    pods = load_objects(copy.deepcopy(docs))
+    assert stamped == [False, True, True, True, True] and len({PodTemplates().key(d) for d in docs}) == 1
+    for pod, doc in zip(pods, docs):
+        volumes = doc["spec"]["volumes"]
+        assert pod.volumes == tuple(volumes) and pod.volumes[-1]["name"] == volumes[-1]["name"]
+        for attr, field_name in (("containers", "containers"), ("init_containers", "initContainers"),
+                                 ("ephemeral_containers", "ephemeralContainers")):
+            for container, raw in zip(getattr(pod, attr), doc["spec"].get(field_name, ())):
+                names = [m["name"] for m in container.volume_mounts]
+                assert names == [m["name"] for m in raw.get("volumeMounts", ())]
+                assert not any("bindMountOptions" in m for m in container.volume_mounts)
+    for stamped_fields, full_fields in _load_both(docs):
+        assert stamped_fields == full_fields
+    # (stamped: the fields without the token are the template's objects)
+    assert pods[3].tolerations is pods[0].tolerations and pods[3].affinity is pods[0].affinity
+
+
+def test_the_token_name_is_per_pod_only_where_it_names_the_token_volume():
+    """Only the first ``kube-api-access-`` volume's name, where it is a volume's or a mount's name, is
+    per pod: a mount of another such volume, the name elsewhere (an annotation), or a mount of the
+    token in one more container give another key."""
+    key = PodTemplates().key
+    base = key(_token_pod("web-0", "kube-api-access-bbbbb"))
+    assert key(_token_pod("web-1", "kube-api-access-ccccc")) == base
+    assert key(_token_pod("web-0", "kube-api-access-bbbbb", extra_volume="kube-api-access-zzzzz")) != \
+        key(_token_pod("web-0", "kube-api-access-ccccc", extra_volume="kube-api-access-zzzzz")), \
+        "the first such volume is the token: the second one's name is the template's"
+    other = _token_pod("web-1", "kube-api-access-ccccc")
+    other["spec"]["containers"][1]["volumeMounts"][0]["name"] = "kube-api-access-bbbbb"  # not its token
+    assert key(other) != base
+    annotated = _token_pod("web-1", "kube-api-access-ccccc")
+    annotated["metadata"]["annotations"] = {"token": "kube-api-access-ccccc"}
+    first = _token_pod("web-0", "kube-api-access-bbbbb")
+    first["metadata"]["annotations"] = {"token": "kube-api-access-bbbbb"}
+    assert key(annotated) != key(first)
+    # the places are part of the key: a manifest holding the placeholder where another has the token
+    # does not get that one's key
+    placeholder = _token_pod("web-1", "kube-api-access-ccccc")
+    placeholder["spec"]["containers"][1]["volumeMounts"][0]["name"] = ""
+    assert key(placeholder) != base
+
+
+_TOKEN_NAMES = st.builds(lambda s: "kube-api-access-" + s, st.text(max_size=8)) | _NAMES
+
+
+@settings(max_examples=120, deadline=None)
+@given(tokens=st.lists(_TOKEN_NAMES, min_size=2, max_size=4), init=st.booleans(), ephemeral=st.booleans(),
+       bind_options=st.booleans(), swap=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), max_size=2))
+def test_stamped_and_full_path_agree_on_token_variants(tokens, init, ephemeral, bind_options, swap):
+    """Pods with token names of any kind (with or without the prefix, any characters), some mounts
+    naming another pod's token, loaded in one cache: each stamped pod is the full path's pod."""
+    docs = [_token_pod(f"web-{i}", token, init=init, ephemeral=ephemeral, bind_options=bind_options)
+            for i, token in enumerate(tokens)]
+    for pod_index, container_index in swap:
+        doc = docs[pod_index % len(docs)]
+        containers = doc["spec"]["containers"]
+        mounts = containers[container_index % len(containers)]["volumeMounts"]
+        mounts[-1]["name"] = tokens[(pod_index + 1) % len(tokens)]
+    for stamped_fields, full_fields in _load_both(docs):
+        assert stamped_fields == full_fields

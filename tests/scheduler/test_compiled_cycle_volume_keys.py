@@ -105,9 +105,9 @@ def test_a_changed_request_field_is_never_taken_as_unread():
     a = base.replace(name="a", uid="a", volumes=(_claim("ca"),))
     spec, key = _key(engine, a, table)
     engine._shared_key(a, spec, table, key)
-    table_, last_spec, tail, forms, read, shared = engine._last_shared
+    table_, last_spec, tail, forms, read, shared, mounts_read = engine._last_shared
     # as if only the containers were read: the overhead (another request field) differs
-    engine._last_shared = (table_, last_spec, tail, forms, frozenset({"containers"}), shared)
+    engine._last_shared = (table_, last_spec, tail, forms, frozenset({"containers"}), shared, mounts_read)
     b = a.replace(name="b", uid="b", overhead={"cpu": 1})
     assert _spec_of(b)[SPEC_FIELDS.index("overhead")] is not last_spec[SPEC_FIELDS.index("overhead")]
     spec, key = _key(engine, b, table)

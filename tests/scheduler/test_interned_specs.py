@@ -153,3 +153,26 @@ def test_a_second_template_with_equal_values_is_hashed_once(monkeypatch):
         assert p.node_selector is pods[0].node_selector and p.tolerations is pods[0].tolerations
     assert sorted(hashed) == sorted(set(hashed)) and "containers" in hashed  # each field once, at b0
     assert [r.node_name for r in s.run()] and all(p.node_name for p in s.pods.values())
+
+
+def test_interning_pods_that_differ_only_in_mount_names_is_linear(monkeypatch):
+    """Pods each with a mount of its own name (a dump's ``kube-api-access-<random>``): interning
+    compares a pod's containers with those of the pods whose hash they share, so each pod's
+    containers are compared with a bounded number of others (every earlier pod's, when the hash
+    left the mounts out: quadratic, ~1.5 ms a pod of a 3,000-pod dump)."""
+    from fastsched.api import objects
+
+    compared = []
+    original = objects.Container.__eq__
+    monkeypatch.setattr(objects.Container, "__eq__", lambda a, b: compared.append(1) or original(a, b))
+    docs = []
+    for i in range(200):
+        m = manifest(f"web-{i}")
+        m["spec"]["containers"][0]["volumeMounts"] = [{"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                                                       "name": f"kube-api-access-{i:05d}", "readOnly": True}]
+        m["spec"]["volumes"] = [{"name": f"kube-api-access-{i:05d}", "projected": {"sources": []}}]
+        docs.append(m)
+    s = Scheduler(seed=3)
+    s.add_nodes(nodes(4))
+    s.add_pods(docs)
+    assert len(compared) < 2 * len(docs)

@@ -475,6 +475,9 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("namespace", "resource_claims", "containers", "init_containers", "overhead")
+    #: its column form and plan parts read no container's ``volume_mounts`` (compiled_cycle shares a plan
+    #: between pods whose mounts alone differ)
+    column_reads_mounts = False
 
     def column_named_resources(self, pod: Pod) -> frozenset[str] | None:
         """The requested resources its plan parts depend on by name: none unless a DeviceClass maps

@@ -120,6 +120,9 @@ class ImageLocality(VectorizedScorePlugin):
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "volumes")
+    #: its column form and plan parts read no container's ``volume_mounts`` (compiled_cycle shares a plan
+    #: between pods whose mounts alone differ)
+    column_reads_mounts = False
 
     def column_named_resources(self, pod: "Pod") -> frozenset[str]:
         """None of the pod's resources by name: it reads the containers, not their resources."""

@@ -80,6 +80,9 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
 
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
+    #: its column form and plan parts read no container's ``volume_mounts`` (compiled_cycle shares a plan
+    #: between pods whose mounts alone differ)
+    column_reads_mounts = False
 
     def column_named_resources(self, pod: "Pod") -> frozenset[str]:
         """The requested resources its plan parts depend on by name: its scoring resources (the

@@ -300,6 +300,9 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
     # -- the fused cycle ---------------------------------------------------------------------------
     #: the pod spec fields its column form and plan parts read (fastsched.framework.columns)
     column_reads = ("containers", "init_containers", "overhead", "resources", "resource_claims")
+    #: its column form and plan parts read no container's ``volume_mounts`` (compiled_cycle shares a plan
+    #: between pods whose mounts alone differ)
+    column_reads_mounts = False
 
     def column_form(self, pod: "Pod", table: NodeTable) -> ColumnForm:
         """Filter and Score run in the fused kernel on the live resource columns (Filter through

@@ -62,13 +62,14 @@ cdef class BindCommit:
     cdef object bulk_has, uid_map_cls, series_cls, series_observe, key_prop, clock_cls, clock_now
     cdef Py_ssize_t fold_every
     cdef object pod_info_init, pod_info_set, pod_state_init
+    cdef object derived_key, table_derive
 
     def __init__(self, *, cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls,
                  pod_state_cls, nominator_delete, run_idle_points, observe_point, store_bound, changed,
                  pooled_ints, event, scheduled, in_cache, bulk_has=None, uid_map_cls=None,
                  series_cls=None, series_observe=None, Py_ssize_t fold_every=0, key_prop=None,
                  clock_cls=None, clock_now=None, pod_info_init=None,
-                 pod_info_set=None, pod_state_init=None,
+                 pod_info_set=None, pod_state_init=None, derived_key=None, table_derive=None,
                  long flag_terminating, long flag_affinity, long flag_required_anti, long flag_host_ports):
         self.cache_cls = cache_cls
         self.queue_cls = queue_cls
@@ -111,6 +112,10 @@ cdef class BindCommit:
         self.pod_info_init = pod_info_init
         self.pod_info_set = pod_info_set
         self.pod_state_init = pod_state_init
+        # NodeTable._derive's memo of the last spec (its first lines) inlined when the table's
+        # method is ``table_derive`` (None: always the call); ``derived_key``: its key getter
+        self.derived_key = derived_key
+        self.table_derive = table_derive
         self.flag_terminating = flag_terminating
         self.flag_affinity = flag_affinity
         self.flag_required_anti = flag_required_anti
@@ -227,7 +232,7 @@ cdef class BindCommit:
         now = self._store_bound(sched, cluster, uid, assumed)
         # Cache.add_pod's insert: Cache._place -> Snapshot.add_pod -> NodeTable.add_pod
         pi = self._pod_info(assumed)
-        d = table._derive(assumed)
+        d = self._derive(table, assumed)
         if FA_GET(table, "_shared"):
             table._own_accounts()
         freed = FA_GET(table, "_freed_records")
@@ -469,6 +474,16 @@ cdef class BindCommit:
             FA_SET(assumed, "nominated_node_name", "")
         FA_GET(cluster, "pods")[uid] = assumed
         return now
+
+    cdef _derive(self, table, assumed):
+        """``table._derive(assumed)``: its first lines inlined (the last spec's derivation when the
+        pod's key fields equal its ``keep``: pods of one template, one after another), else the call."""
+        cdef object last
+        if self.derived_key is not None and FA_TYPE_ATTR(table, "_derive") == <PyObject*>self.table_derive:
+            last = FA_GET(table, "_last_derived")
+            if last is not None and self.derived_key(assumed) == FA_GET(last, "keep"):
+                return last
+        return table._derive(assumed)
 
     cdef _pod_info(self, assumed):
         """``PodInfo(assumed)`` (``PodInfo._set``: the pod, then its requests, then its non-zero

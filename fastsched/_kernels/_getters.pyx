@@ -73,6 +73,13 @@ cdef class TupleGetter:
     def __dealloc__(self):
         free(self.offsets)
 
+    def __fork__(self, copier):
+        """Shared by a fork (``fastsched.util.forking``): what it holds is its class's layout."""
+        return self
+
+    def __reduce__(self):
+        return TupleGetter, (self.cls, self.names)
+
     cdef void _resolve(self):
         """The offsets of ``cls``'s slot fields and the tag they hold for (0: none, every call
         through the fallback)."""

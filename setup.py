@@ -35,6 +35,8 @@ extensions = [
     kernel("_diagnosis", []),
     # the template key's exact comparison of manifests (Python objects only)
     kernel("_manifest", []),
+    # field getters reading __slots__ members by offset (Python objects only)
+    kernel("_getters", []),
 ]
 
 setup(

@@ -25,6 +25,8 @@ from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.ref cimport Py_XINCREF
 from cpython.type cimport PyType_GenericAlloc
 
+from ._fastattr cimport FA_CLASS_ATTR, FA_DICT_GET, FA_GET, FA_SET, FA_TYPE_ATTR
+
 
 def copy_slots(obj):
     """A new instance of ``obj``'s class whose every slot holds what ``obj``'s holds (new
@@ -60,13 +62,14 @@ cdef class BindCommit:
     cdef object bulk_has, uid_map_cls, series_cls, series_observe, key_prop, clock_cls, clock_now
     cdef Py_ssize_t fold_every
     cdef object pod_info_init, pod_info_set, pod_state_init
+    cdef object derived_key, table_derive
 
     def __init__(self, *, cache_cls, queue_cls, active_q_cls, snapshot_add_pod, table_cls, pod_info_cls,
                  pod_state_cls, nominator_delete, run_idle_points, observe_point, store_bound, changed,
                  pooled_ints, event, scheduled, in_cache, bulk_has=None, uid_map_cls=None,
                  series_cls=None, series_observe=None, Py_ssize_t fold_every=0, key_prop=None,
                  clock_cls=None, clock_now=None, pod_info_init=None,
-                 pod_info_set=None, pod_state_init=None,
+                 pod_info_set=None, pod_state_init=None, derived_key=None, table_derive=None,
                  long flag_terminating, long flag_affinity, long flag_required_anti, long flag_host_ports):
         self.cache_cls = cache_cls
         self.queue_cls = queue_cls
@@ -109,6 +112,10 @@ cdef class BindCommit:
         self.pod_info_init = pod_info_init
         self.pod_info_set = pod_info_set
         self.pod_state_init = pod_state_init
+        # NodeTable._derive's memo of the last spec (its first lines) inlined when the table's
+        # method is ``table_derive`` (None: always the call); ``derived_key``: its key getter
+        self.derived_key = derived_key
+        self.table_derive = table_derive
         self.flag_terminating = flag_terminating
         self.flag_affinity = flag_affinity
         self.flag_required_anti = flag_required_anti
@@ -125,37 +132,43 @@ cdef class BindCommit:
         the placement, so they are done here after the checks and before the first other write
         (a refusal leaves them to it). Returns
         False, having written nothing, when a condition of the compiled commit does not hold;
-        True when the pod is bound and everything up to PostBind is done."""
-        cdef object cache = sched.cache, queue = sched.queue, cluster = sched.cluster
+        True when the pod is bound and everything up to PostBind is done.
+
+        Attributes are read and written through ``_fastattr``'s guarded sites (FA_GET, FA_SET:
+        ``getattr``/``setattr`` with the type's lookup kept per site and type version), and the
+        methods it inlines are told apart by ``FA_TYPE_ATTR`` (``type(obj).name``, kept likewise)."""
+        cdef object cache = FA_GET(sched, "cache"), queue = FA_GET(sched, "queue")
+        cdef object cluster = FA_GET(sched, "cluster")
         cdef object snapshot, table, aq, uid, row_of, row_obj, d, pi, rec_obj, ints, key, subs, sub
-        cdef object cache_pods, bulk, metrics, rows, lst, freed, in_flight, now, version, by_id
+        cdef object cache_pods, bulk, metrics, rows, lst, freed, in_flight, now, version, by_id, failures
         cdef Py_ssize_t row, rec, k
         cdef long flags
-        cdef object nominator, kept, observe, name
+        cdef object nominator, nominated, kept, observe, name, record
         cdef double start, reserved, pre_bound
         # -- the checks that can refuse, before any write ---------------------------------------
         if type(cache) is not self.cache_cls or type(queue) is not self.queue_cls:
             return False
-        aq = queue._active_q
+        aq = FA_GET(queue, "_active_q")
         if type(aq) is not self.active_q_cls:
             return False
-        if type(cluster).store_bound is not self.store_bound or type(sched)._changed is not self.changed \
-                or type(fw)._observe_point is not self.observe_point:
+        if FA_TYPE_ATTR(cluster, "store_bound") != <PyObject*>self.store_bound \
+                or FA_TYPE_ATTR(sched, "_changed") != <PyObject*>self.changed \
+                or FA_TYPE_ATTR(fw, "_observe_point") != <PyObject*>self.observe_point:
             return False
-        snapshot = cache.snapshot
-        if type(snapshot).add_pod is not self.snapshot_add_pod:
+        snapshot = FA_GET(cache, "snapshot")
+        if FA_TYPE_ATTR(snapshot, "add_pod") != <PyObject*>self.snapshot_add_pod:
             return False
-        table = snapshot.table
+        table = FA_GET(snapshot, "table")
         if type(table) is not self.table_cls:
             return False
-        uid = assumed.uid
-        cache_pods = cache._pods
+        uid = FA_GET(assumed, "uid")
+        cache_pods = FA_GET(cache, "_pods")
         if uid in cache_pods:
             return False  # (assume_pod's refusal: the Python path reports it)
-        bulk = cache.bulk
-        if bulk.n_live and self._bulk_has(bulk, uid) >= 0:
+        bulk = FA_GET(cache, "bulk")
+        if FA_GET(bulk, "n_live") and self._bulk_has(bulk, uid) >= 0:
             return False
-        row_of = table.row_of
+        row_of = FA_GET(table, "row_of")
         row_obj = row_of.get(host)
         if row_obj is None:
             return False  # a node the table does not hold: a ghost pod (Cache._place)
@@ -163,35 +176,37 @@ cdef class BindCommit:
         # -- _schedule_pod's end (a commit from the placement): the next start index, batching's
         # StoreScheduleResults -----------------------------------------------------------------
         if next_start >= 0:
-            sched.next_start_node_index = next_start
+            FA_SET(sched, "next_start_node_index", next_start)
             if bc is not None:
                 bc.store_unsigned(host, found)
         # -- the nomination deleted (queue.nominator.delete_nominated_pod_if_exists) ---------------
-        nominator = queue.nominator
-        if type(nominator).delete_nominated_pod_if_exists is self.nominator_delete:
-            if uid in nominator._nominated_pod_to_node:  # (few pods are nominated)
+        nominator = FA_GET(queue, "nominator")
+        if FA_TYPE_ATTR(nominator, "delete_nominated_pod_if_exists") == <PyObject*>self.nominator_delete:
+            nominated = FA_GET(nominator, "_nominated_pod_to_node")
+            if nominated and uid in nominated:  # (few pods are nominated)
                 nominator._delete(uid)
         else:
             nominator.delete_nominated_pod_if_exists(assumed)
         # -- the idle points (Framework.run_idle_points; as Python when its observers are not
         # kept for this recorder and profile yet) -------------------------------------------------
-        metrics = fw.metrics
-        kept = fw.__dict__.get("_idle_observers")
-        if type(fw).run_idle_points is not self.run_idle_points or kept is None or kept[0] is not metrics \
-                or kept[1] is not fw._profile_name:
-            fw.run_idle_points(state, idle, sched._pre_flights)
+        metrics = FA_GET(fw, "metrics")
+        kept = FA_DICT_GET(fw, "_idle_observers")
+        if FA_TYPE_ATTR(fw, "run_idle_points") != <PyObject*>self.run_idle_points or kept is None \
+                or kept[0] is not metrics or kept[1] is not FA_GET(fw, "_profile_name"):
+            fw.run_idle_points(state, idle, FA_GET(sched, "_pre_flights"))
         else:
+            record = FA_GET(state, "record_plugin_metrics")
             start = _perf_counter()
-            if state.record_plugin_metrics:
+            if record:
                 observe = metrics.observe_plugin
-                for name in idle.reserve:
+                for name in FA_GET(idle, "reserve"):
                     observe("Reserve", name, "Success", 0.0)
             reserved = _perf_counter()  # (no Permit plugin: nothing between Reserve and Permit)
-            if sched._pre_flights:
-                state.skip_pre_bind_plugins = idle.pre_bind_skip
-            elif state.record_plugin_metrics:
+            if FA_GET(sched, "_pre_flights"):
+                FA_SET(state, "skip_pre_bind_plugins", FA_GET(idle, "pre_bind_skip"))
+            elif record:
                 observe = metrics.observe_plugin
-                for name in idle.pre_bind:
+                for name in FA_GET(idle, "pre_bind"):
                     observe("PreBind", name, "Success", 0.0)
             pre_bound = _perf_counter()
             observe = kept[2]
@@ -199,91 +214,93 @@ cdef class BindCommit:
             self._observe(observe[1], 0.0)
             self._observe(observe[2], pre_bound - reserved)
         # -- queue.done (ActiveQueue.done; the trimming of other pods' events as Python) --------
-        in_flight = aq._in_flight
+        in_flight = FA_GET(aq, "_in_flight")
         if len(in_flight) == 1 and uid in in_flight:
-            in_flight.pop(uid)
-            aq._in_flight_pods.pop(uid, None)
-            if aq._force_activated:
-                aq._force_activated.pop(uid, None)
-            aq._in_flight_events.clear()
+            del in_flight[uid]  # (a dict: its pop without the method call)
+            FA_GET(aq, "_in_flight_pods").pop(uid, None)
+            if FA_GET(aq, "_force_activated"):
+                FA_GET(aq, "_force_activated").pop(uid, None)
+            FA_GET(aq, "_in_flight_events").clear()
         else:
             aq.done(uid)
         # -- Bind: the stock binder inlined (its check made by the caller) ----------------------
         start = _perf_counter()
-        if state.record_plugin_metrics:
+        if FA_GET(state, "record_plugin_metrics"):
             metrics.observe_plugin("Bind", binder.name(), "Success", _perf_counter() - start)
         self._observe_success(fw, metrics, "Bind", _perf_counter() - start)
         # -- _pod_bound, up to PostBind --------------------------------------------------------
         now = self._store_bound(sched, cluster, uid, assumed)
         # Cache.add_pod's insert: Cache._place -> Snapshot.add_pod -> NodeTable.add_pod
         pi = self._pod_info(assumed)
-        d = table._derive(assumed)
-        if table._shared:
+        d = self._derive(table, assumed)
+        if FA_GET(table, "_shared"):
             table._own_accounts()
-        freed = table._freed_records
+        freed = FA_GET(table, "_freed_records")
         if freed:
             rec_obj = freed.pop()
             rec = rec_obj
         else:
-            rec = table._next_record
-            table._next_record = rec + 1
-            if rec >= table.pod_capacity:
+            rec = FA_GET(table, "_next_record")
+            FA_SET(table, "_next_record", rec + 1)
+            if rec >= FA_GET(table, "pod_capacity"):
                 table._grow_records(rec + 1)
-        flags = d.flags
-        if assumed.deletion_timestamp is not None:
+        flags = FA_GET(d, "flags")
+        if FA_GET(assumed, "deletion_timestamp") is not None:
             flags |= self.flag_terminating
-        table.pod_names[rec] = assumed.name
-        table._pod_infos[rec] = pi
-        version = table.version + 1
-        table.version = version
-        if not table._acc.add_pod(row, rec, uid, d.shape, flags, d.signature, d.affinity_signature, version):
-            table._pod_uid_str[rec] = uid  # not a canonical UUID (flagged FLAG_UID_STRING)
+        FA_GET(table, "pod_names")[rec] = FA_GET(assumed, "name")
+        FA_GET(table, "_pod_infos")[rec] = pi
+        version = FA_GET(table, "version") + 1
+        FA_SET(table, "version", version)
+        k = FA_GET(d, "signature")
+        if not FA_GET(table, "_acc").add_pod(row, rec, uid, FA_GET(d, "shape"), flags, k,
+                                             FA_GET(d, "affinity_signature"), version):
+            FA_GET(table, "_pod_uid_str")[rec] = uid  # not a canonical UUID (flagged FLAG_UID_STRING)
         # NodeTable._after_add: the signature indexes (SignatureCounts._count_in), then the sums
         ints = self.ints
         if len(ints) <= row:
             ints = self.pooled_ints(row + 1)
         key = ints[row]
-        k = d.signature
-        rows = table.signature_rows[k]
+        rows = FA_GET(table, "signature_rows")[k]
         rows[key] = rows.get(key, 0) + 1
-        subs = table._sig_subs.get(k)
+        subs = FA_GET(table, "_sig_subs").get(k)
         if subs:
             for sub in subs:
                 sub._bump(table, row, 1)
         if flags & self.flag_affinity:
-            table.total_pods_with_affinity += 1
-            k = d.affinity_signature
-            rows = table.affinity_signature_rows[k]
+            FA_SET(table, "total_pods_with_affinity", FA_GET(table, "total_pods_with_affinity") + 1)
+            k = FA_GET(d, "affinity_signature")
+            rows = FA_GET(table, "affinity_signature_rows")[k]
             rows[key] = rows.get(key, 0) + 1
-            subs = table._asig_subs.get(k)
+            subs = FA_GET(table, "_asig_subs").get(k)
             if subs:
                 for sub in subs:
                     sub._bump(table, row, 1)
         if flags & self.flag_required_anti:
-            table.total_pods_with_req_anti += 1
+            FA_SET(table, "total_pods_with_req_anti", FA_GET(table, "total_pods_with_req_anti") + 1)
         if flags & self.flag_terminating:
-            table.total_terminating_pods += 1
+            FA_SET(table, "total_terminating_pods", FA_GET(table, "total_terminating_pods") + 1)
         if flags & self.flag_host_ports:
-            table._count_ports(row, d.host_ports, 1)
-        lst = table._row_lists.get(row)
+            table._count_ports(row, FA_GET(d, "host_ports"), 1)
+        lst = FA_GET(table, "_row_lists").get(row)
         if lst is not None:
             lst.append(pi)
         cache_pods[uid] = self._pod_state(assumed, host)
-        sched._change_seq += 1  # EventHandlers._changed
-        if sched._failures:
-            sched._failures.pop(uid, None)
-            sched._failed_at.pop(uid, None)
+        FA_SET(sched, "_change_seq", FA_GET(sched, "_change_seq") + 1)  # EventHandlers._changed
+        failures = FA_GET(sched, "_failures")
+        if failures:
+            failures.pop(uid, None)
+            FA_GET(sched, "_failed_at").pop(uid, None)
         # queue.assigned_pod_added: nothing to do, and nothing written, when the event's interest
         # is already memoized and no pod is unschedulable or in flight; else the Python call
-        by_id = queue._event_of_interest_by_id.get(self.event_id)
+        by_id = FA_GET(queue, "_event_of_interest_by_id").get(self.event_id)
         if by_id is None or by_id[0] is not self.event or (
-                by_id[1] and (len(queue._unschedulable_pods) or aq._in_flight)):
+                by_id[1] and (len(FA_GET(queue, "_unschedulable_pods")) or FA_GET(aq, "_in_flight"))):
             queue.assigned_pod_added(assumed)
         if res is not None:
             self._result_scheduled(res, assumed, host, now)
-        metrics = sched.metrics
-        metrics.attempts["scheduled"] += 1
-        metrics.attempt_latencies.append(_perf_counter() - started)
+        metrics = FA_GET(sched, "metrics")
+        FA_GET(metrics, "attempts")["scheduled"] += 1
+        FA_GET(metrics, "attempt_latencies").append(_perf_counter() - started)
         return True
 
     def commit_run(self, sched, list uids, tuple ctx):
@@ -445,65 +462,77 @@ cdef class BindCommit:
     cdef _store_bound(self, sched, cluster, uid, assumed):
         """``_pod_bound``'s first steps (the start time, the nomination cleared, Cluster.store_bound)
         for commit and commit_run; returns the clock's time, which nothing after it advances."""
-        clock = sched.clock
-        if self.clock_cls is not None and type(clock) is self.clock_cls and type(clock).now is self.clock_now:
-            now = clock._now
+        clock = FA_GET(sched, "clock")
+        if self.clock_cls is not None and type(clock) is self.clock_cls \
+                and FA_TYPE_ATTR(clock, "now") == <PyObject*>self.clock_now:
+            now = FA_GET(clock, "_now")
         else:
             now = clock.now()
-        if assumed.start_time is None:
-            assumed.start_time = now
-        if assumed.nominated_node_name and sched._clear_nomination_on_bind:
-            assumed.nominated_node_name = ""
-        cluster.pods[uid] = assumed
+        if FA_GET(assumed, "start_time") is None:
+            FA_SET(assumed, "start_time", now)
+        if FA_GET(assumed, "nominated_node_name") and FA_GET(sched, "_clear_nomination_on_bind"):
+            FA_SET(assumed, "nominated_node_name", "")
+        FA_GET(cluster, "pods")[uid] = assumed
         return now
+
+    cdef _derive(self, table, assumed):
+        """``table._derive(assumed)``: its first lines inlined (the last spec's derivation when the
+        pod's key fields equal its ``keep``: pods of one template, one after another), else the call."""
+        cdef object last
+        if self.derived_key is not None and FA_TYPE_ATTR(table, "_derive") == <PyObject*>self.table_derive:
+            last = FA_GET(table, "_last_derived")
+            if last is not None and self.derived_key(assumed) == FA_GET(last, "keep"):
+                return last
+        return table._derive(assumed)
 
     cdef _pod_info(self, assumed):
         """``PodInfo(assumed)`` (``PodInfo._set``: the pod, then its requests, then its non-zero
         requests), without the two Python frames when ``__init__`` and ``_set`` are the known ones."""
         cls = self.pod_info_cls
-        if self.pod_info_init is None or cls.__init__ is not self.pod_info_init or cls._set is not self.pod_info_set:
+        if self.pod_info_init is None or FA_CLASS_ATTR(cls, "__init__") != <PyObject*>self.pod_info_init \
+                or FA_CLASS_ATTR(cls, "_set") != <PyObject*>self.pod_info_set:
             return cls(assumed)
         pi = PyType_GenericAlloc(cls, 0)
-        pi.pod = assumed
-        pi.requests = assumed.requests
-        pi.non_zero_requests = assumed.non_zero_requests
+        FA_SET(pi, "pod", assumed)
+        FA_SET(pi, "requests", assumed.requests)
+        FA_SET(pi, "non_zero_requests", assumed.non_zero_requests)
         return pi
 
     cdef _pod_state(self, assumed, str host):
         """``_PodState(assumed, host)`` (the dataclass's fields: pod, node_name, assumed=False,
         binding_finished=False), without the generated ``__init__``'s frame when it is the known one."""
         cls = self.pod_state_cls
-        if self.pod_state_init is None or cls.__init__ is not self.pod_state_init:
+        if self.pod_state_init is None or FA_CLASS_ATTR(cls, "__init__") != <PyObject*>self.pod_state_init:
             return cls(assumed, host)
         ps = PyType_GenericAlloc(cls, 0)
-        ps.pod = assumed
-        ps.node_name = host
-        ps.assumed = False
-        ps.binding_finished = False
+        FA_SET(ps, "pod", assumed)
+        FA_SET(ps, "node_name", host)
+        FA_SET(ps, "assumed", False)
+        FA_SET(ps, "binding_finished", False)
         return ps
 
     cdef _result_scheduled(self, res, assumed, str host, now):
         """The pod's PodResult as ``Scheduler._pod_bound`` writes it (one writer for the single
         pod's commit and a gang's commit_run)."""
-        res.pod = assumed
-        res.node_name = host
-        res.status = self.scheduled
+        FA_SET(res, "pod", assumed)
+        FA_SET(res, "node_name", host)
+        FA_SET(res, "status", self.scheduled)
         cdef object ns
-        if self.key_prop is not None and type(assumed).key is self.key_prop:
-            ns = assumed.namespace  # (KubeObject.key: just the name for a cluster-scoped object)
-            res.message = f"Successfully assigned {ns}/{assumed.name} to {host}" if ns else \
-                f"Successfully assigned {assumed.name} to {host}"
+        if self.key_prop is not None and FA_TYPE_ATTR(assumed, "key") == <PyObject*>self.key_prop:
+            ns = FA_GET(assumed, "namespace")  # (KubeObject.key: just the name for a cluster-scoped object)
+            FA_SET(res, "message", f"Successfully assigned {ns}/{FA_GET(assumed, 'name')} to {host}" if ns else
+                   f"Successfully assigned {FA_GET(assumed, 'name')} to {host}")
         else:
-            res.message = f"Successfully assigned {assumed.key} to {host}"
-        res.bound_at = now
-        res.nominated_node_name = None
+            FA_SET(res, "message", f"Successfully assigned {assumed.key} to {host}")
+        FA_SET(res, "bound_at", now)
+        FA_SET(res, "nominated_node_name", None)
 
     cdef _observe_success(self, fw, metrics, str point, double seconds):
         """``Framework._observe_point(point, None, seconds)``, through its kept observer when it is
         this recorder's and profile's."""
-        po = fw.__dict__.get("_point_observers")
+        po = FA_DICT_GET(fw, "_point_observers")
         cached = po.get(point) if po is not None else None
-        if cached is not None and cached[0] is metrics and cached[1] is fw._profile_name:
+        if cached is not None and cached[0] is metrics and cached[1] is FA_GET(fw, "_profile_name"):
             self._observe(cached[2], seconds)
         else:
             fw._observe_point(point, None, seconds)
@@ -518,7 +547,7 @@ cdef class BindCommit:
                 and <object>PyMethod_GET_FUNCTION(observe) is self.series_observe:
             series = <object>PyMethod_GET_SELF(observe)
             if type(series) is self.series_cls:
-                pending = series._pending
+                pending = FA_GET(series, "_pending")
                 n = len(pending)
                 if n + 1 < self.fold_every:
                     array.resize_smart(pending, n + 1)
@@ -529,12 +558,13 @@ cdef class BindCommit:
     cdef Py_ssize_t _bulk_has(self, bulk, uid) except -2:
         """``bulk.has(uid, IN_CACHE)`` (BulkPods.has with UidMap.get inlined, when they are those)."""
         cdef Py_ssize_t b
-        index = bulk.index
-        if self.bulk_has is None or type(bulk).has is not self.bulk_has or type(index) is not self.uid_map_cls:
+        index = FA_GET(bulk, "index")
+        if self.bulk_has is None or FA_TYPE_ATTR(bulk, "has") != <PyObject*>self.bulk_has \
+                or type(index) is not self.uid_map_cls:
             return bulk.has(uid, self.in_cache)
-        b = index._index.lookup(uid)
-        if b < 0 and index._other:
-            b = index._other.get(uid, -1)
-        if b < 0 or not bulk.flags[b] & self.in_cache:
+        b = FA_GET(index, "_index").lookup(uid)
+        if b < 0 and FA_GET(index, "_other"):
+            b = FA_GET(index, "_other").get(uid, -1)
+        if b < 0 or not FA_GET(bulk, "flags")[b] & self.in_cache:
             return -1
         return b

@@ -39,7 +39,7 @@ from ..framework.events import EVENT_ASSIGNED_POD_ADD
 from ..runtime.framework import Framework as _Framework, _idle
 from ..runtime.metrics import _GIL, FOLD_EVERY, DurationSeries
 from ..snapshot import Snapshot
-from ..snapshot.lazy import pooled_ints
+from ..snapshot.lazy import _derived_key, pooled_ints
 from ..snapshot.table import FLAG_AFFINITY, FLAG_HOST_PORTS, FLAG_REQUIRED_ANTI, FLAG_TERMINATING, NodeTable
 from .backend.queue.active_queue import ActiveQueue, InFlightEvent
 from .backend.queue.nominator import Nominator
@@ -94,6 +94,7 @@ def bind_commit(changed: Any, *, inline_calls: bool = True) -> Any:
         clock_cls=VirtualClock if inline else None, clock_now=VirtualClock.now,
         pod_info_init=PodInfo.__init__ if inline else None, pod_info_set=PodInfo._set,
         pod_state_init=_PodState.__init__ if inline else None,
+        derived_key=_derived_key if inline else None, table_derive=NodeTable._derive,
         flag_terminating=FLAG_TERMINATING, flag_affinity=FLAG_AFFINITY, flag_required_anti=FLAG_REQUIRED_ANTI,
         flag_host_ports=FLAG_HOST_PORTS)
 

@@ -59,7 +59,7 @@ spec:
     - name: b
       firstAvailable:
       - {name: x, deviceClassName: gpu}
-      - {name: y, deviceClassName: gpu, allocationMode: All}
+      - {name: "y", deviceClassName: gpu, allocationMode: All}
 """)
     assert isinstance(c, ResourceClaim) and c.namespace == "default"
     a, b = c.requests
@@ -161,7 +161,7 @@ kind: ResourceSlice
 metadata: {name: s}
 spec:
   driver: gpu.example.com
-  nodeName: n
+  nodeName: "n"
   pool: {name: p, resourceSliceCount: 0}
   devices: [{name: d, attributes: {v: {version: "1.02"}}}]
 """, "spec.pool.resourceSliceCount: Invalid value: 0: must be greater than zero"),
@@ -299,7 +299,7 @@ def test_scheduler_shows_claims_after_a_run_and_refuses_duplicates():
                           "`resourceClaimName`, `resourceClaimTemplateName`"),
     ("[{name: a, resourceClaimName: x, resourceClaimTemplateName: t}]", "[]",
      "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"),
-    ("[{name: a, resourceClaimName: x}, {name: a, resourceClaimName: y}]", "[]",
+    ("[{name: a, resourceClaimName: x}, {name: a, resourceClaimName: 'y'}]", "[]",
      'spec.resourceClaims[1].name: Duplicate value: "a"'),
     ("[{name: a, resourceClaimName: x}]", "[{name: b}]",
      'spec.containers[0].resources.claims[0].name: Unsupported value: "b": supported values: "a"'),

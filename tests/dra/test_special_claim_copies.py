@@ -168,3 +168,20 @@ def test_mapped_extended_resources_kept_per_requests_follow_class_events(seed):
             del classes[name]
             store.delete_object("DeviceClass", name, "")
 
+
+def test_all_zero_scores_are_left_unnormalized_and_others_normalized():
+    """DynamicResources' NormalizeScore answers at once for all-zero scores (leaving them) and
+    runs the default normalization otherwise, on views as the compiled cycle passes them."""
+    import numpy as np
+
+    from fastsched.config.args import DynamicResourcesArgs
+    from fastsched.plugins.helper.normalize_score import default_normalize_score
+
+    plugin = dr.DynamicResources(DynamicResourcesArgs())
+    extra = np.zeros((2, 5), dtype=np.int64)
+    assert plugin.normalize_score_vectorized(None, None, extra[1], None) is None and not extra.any()
+    extra[1] = [0, 3, 0, 1, 0]
+    want = extra[1].copy()
+    default_normalize_score(100, False, want)
+    assert plugin.normalize_score_vectorized(None, None, extra[1], None) is None
+    assert extra[1].tolist() == want.tolist() and extra[1].tolist() != [0, 3, 0, 1, 0]

@@ -1193,9 +1193,10 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
 
     def normalize_score_vectorized(self, state: CycleState, pod: Pod, scores: np.ndarray,
                                    nodes: fwk.NodeBatch) -> Status | None:
-        if type(scores) is np.ndarray and scores.ndim == 1 and not scores.any():
+        if type(scores) is np.ndarray and scores.ndim == 1 and not np.count_nonzero(scores):
             # every score 0 (no prioritized-list request scored: the usual case): the default
             # normalization leaves them as they are (not reversed), without its kernel call
+            # (count_nonzero: a reduction's ``any()`` cost ~5x more on the few nodes scored)
             return None
         return default_normalize_score(MAX_NODE_SCORE, False, scores)
 

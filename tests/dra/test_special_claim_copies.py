@@ -117,58 +117,6 @@ def test_claim_with_status_is_what_replace_made(seed):
         assert got is not claim and _stored(claim) == before  # the original untouched
 
 
-@pytest.mark.parametrize("seed", range(10))
-def test_mapped_extended_resources_kept_per_requests_follow_class_events(seed):
-    """The answer kept per requests object is the one computed afresh from the manager's resolver
-    now (what every call computed before), after every DeviceClass add, update and delete (a class
-    event bumps the manager's class version), for pods sharing a requests object and pods with
-    their own."""
-    from types import SimpleNamespace
-
-    from fastsched.api.resource import parse_device_class
-    from fastsched.config.args import DynamicResourcesArgs
-    from fastsched.testing import make_pod
-
-    from .test_vectorized import ListeningStore
-
-    rng = random.Random(3000 + seed)
-    names = ["example.com/gpu", "example.com/vf", "deviceclass.resource.kubernetes.io/c1", "cpu", "example.com/fpga"]
-    store = ListeningStore([])
-    plugin = dr.DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
-    shared = make_pod("a", requests={rng.choice(names): "1", "cpu": "1"})
-    pods = [shared, shared.replace(name="b"), make_pod("c", requests={n: str(rng.randint(0, 2)) for n in names[:3]}),
-            make_pod("d", cpu="1")]
-    classes: dict[str, object] = {}
-    for step in range(12):
-        for pod in pods:
-            got = plugin.mapped_extended_resources(pod)
-            want = (None if dr._CPU_MEMORY.issuperset(pod.requests)
-                    else dr._mapped_extended_resources(pod.requests, plugin.manager.device_class_resolver()))
-            assert got == want, (step, pod.name)
-        action = rng.choice(["add", "update", "delete"]) if classes else "add"
-        if action == "add":
-            name = f"c{len(classes) + step}"
-            spec = {"selectors": [{"cel": {"expression": "true"}}]}
-            if rng.random() < 0.7:
-                spec["extendedResourceName"] = rng.choice(names[:2])
-            dc = parse_device_class({"metadata": {"name": name if rng.random() < 0.7 else "c1"}, "spec": spec})
-            if dc.name in classes:
-                continue
-            classes[dc.name] = dc
-            store.add_object(dc)
-        elif action == "update":
-            name = rng.choice(sorted(classes))
-            spec = {"selectors": [{"cel": {"expression": "true"}}]}
-            if rng.random() < 0.5:
-                spec["extendedResourceName"] = rng.choice(names[:2])
-            classes[name] = dc = parse_device_class({"metadata": {"name": name}, "spec": spec})
-            store.update_object(dc)
-        else:
-            name = rng.choice(sorted(classes))
-            del classes[name]
-            store.delete_object("DeviceClass", name, "")
-
-
 def test_all_zero_scores_are_left_unnormalized_and_others_normalized():
     """DynamicResources' NormalizeScore answers at once for all-zero scores (leaving them) and
     runs the default normalization otherwise, on views as the compiled cycle passes them."""

@@ -448,9 +448,6 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         #: unnamed claim they and the annotation make): PreBind's created claims are field copies
         #: of it (``_created_special_claim``; bounded: cleared when full)
         self._special_protos: dict[int, tuple[dict[str, Any], ResourceClaim]] = {}
-        #: id(a pod's requests) -> (those requests, the manager's class version, what
-        #: ``mapped_extended_resources`` answered for them) (bounded: cleared when full)
-        self._mapped_resources: dict[int, tuple[Any, int, dict[str, int] | None]] = {}
 
     def _update_object(self, obj: Any) -> None:
         """``client.update_object(obj)``; without a client it raises what the call on None did
@@ -719,24 +716,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def mapped_extended_resources(self, pod: Any) -> dict[str, int] | None:
         """The pod's non-zero requests of DRA extended resource names when some of them maps to a
         DeviceClass (upstream ``hasDeviceClassMappedExtendedResource``), else None."""
-        requests = pod.requests
-        if _CPU_MEMORY.issuperset(requests):  # no such name (PreFilter asks every cycle)
+        if _CPU_MEMORY.issuperset(pod.requests):  # no such name (PreFilter asks every cycle)
             return None
-        manager = self.manager
-        if not manager.incremental:
-            return _mapped_extended_resources(requests, manager.device_class_resolver())
-        # the answer reads the requests and the resolver only, which class events alone change
-        # (each bumps class_version): kept per requests object, which the pods of one template
-        # share (PreFilter and the compiled cycle's form ask it for every pod: issue 27); the
-        # dict is read, never changed, by its users (the pod's state)
-        kept = self._mapped_resources.get(id(requests))
-        if kept is not None and kept[0] is requests and kept[1] == manager.class_version:
-            return kept[2]
-        answer = _mapped_extended_resources(requests, manager.device_class_resolver())
-        if len(self._mapped_resources) >= 256:
-            self._mapped_resources.clear()
-        self._mapped_resources[id(requests)] = (requests, manager.class_version, answer)
-        return answer
+        resolver = self.manager.device_class_resolver()
+        if not resolver:
+            return None
+        requests = pod.requests
+        if not any(amount and is_dra_extended_resource_name(name) and resolver.get_device_class(name) is not None
+                   for name, amount in requests.items()):
+            return None
+        return {name: int(amount) for name, amount in requests.items() if is_dra_extended_resource_name(name)}
 
     def _pre_filter_extended_resources(self, pod: Any, s: _StateData) -> ResourceClaim | None:
         """``preFilterExtendedResources``: the special claim (a prior cycle's, or a new one in
@@ -1679,17 +1668,6 @@ def find_extended_resource_claim(pod: Any, claims: Sequence[ResourceClaim]) -> R
 
 #: ``validation.IsDNS1123Subdomain``'s maximum length (``DNS1123SubdomainMaxLength``)
 _DNS1123_SUBDOMAIN_MAX_LENGTH = 253
-
-
-def _mapped_extended_resources(requests: Mapping[str, Any], resolver: Any) -> dict[str, int] | None:
-    """``DynamicResources.mapped_extended_resources`` of a pod with ``requests`` (not only cpu and
-    memory) under ``resolver`` (resource name -> DeviceClass)."""
-    if not resolver:
-        return None
-    if not any(amount and is_dra_extended_resource_name(name) and resolver.get_device_class(name) is not None
-               for name, amount in requests.items()):
-        return None
-    return {name: int(amount) for name, amount in requests.items() if is_dra_extended_resource_name(name)}
 
 
 #: the in-memory special claim with what every pod's has alike (``_in_memory_special_claim``)

@@ -573,7 +573,7 @@ class ResourceClaim(KubeObject):
         makes a claim and names it and writes its status through here, ~10 us each time)."""
         if type(self) is not ResourceClaim or not _CLAIM_INIT_FIELDS.issuperset(changes):
             return KubeObject.replace(self, **changes)  # (an unknown field: dataclasses.replace's error)
-        clone = _field_copier(ResourceClaim)(self)
+        clone = _copy_claim(self)
         for name, value in changes.items():
             setattr(clone, name, value)
         if "labels" in changes:
@@ -590,6 +590,8 @@ class ResourceClaim(KubeObject):
 
 #: the fields ``ResourceClaim.replace`` may change (its ``__init__`` parameters)
 _CLAIM_INIT_FIELDS = frozenset(f.name for f in dataclasses.fields(ResourceClaim) if f.init)
+#: a field-for-field copy of a ResourceClaim (``claim_with_status``)
+_copy_claim = _field_copier(ResourceClaim)
 
 
 def _tolerations(value: Any) -> tuple:
@@ -727,7 +729,20 @@ def claim_with_status(claim: ResourceClaim, *, allocation: Any = ..., reserved_f
             meta.pop("finalizers", None)
     if not status:
         manifest.pop("status", None)
-    new = claim.replace(manifest=manifest, **changes)
+    if type(claim) is not ResourceClaim:
+        new = claim.replace(manifest=manifest, **changes)
+    else:
+        # ``replace(manifest=, **changes)`` as its field copy does it, without the call's checks:
+        # the changed fields are claim fields with no read-only wrapping, and a claim with a name
+        # and no uid gets the uid replace would derive (every scheduled pod of the DRA
+        # extended-resource cases writes a claim status through here: issue 27)
+        new = _copy_claim(claim)
+        for name, value in changes.items():
+            setattr(new, name, value)
+        new.manifest = manifest
+        new.decoded_under = None
+        if not new.uid and new.name:
+            new.uid = deterministic_uid(new.KIND, new.namespace, new.name)
     new.admitted = True  # a status write: the object was admitted when created
     return new
 

@@ -51,6 +51,7 @@ import pytest
 from fastsched.scheduler import Scheduler
 from fastsched.sim.generators import upstream_nodes
 from fastsched.sim.workloads import TEMPLATES, WORKLOADS, _factory, prebind_pods, template_manifest
+from fastsched.testing import NAME_ALPHABET, add_service_account_token
 
 NODES, INIT_PODS, MEASURED = 5000, 5000, 3000
 #: (nodes, shape) of each case: every shape at 5,000 nodes; named pods at issue 29's large sizes
@@ -66,7 +67,7 @@ if os.environ.get("FASTSCHED_BENCH_LARGE"):
 DEPLOYMENTS = 12
 #: the characters of generated names (k8s.io/apiserver's names.SimpleNameGenerator, via
 #: k8s.io/apimachinery/pkg/util/rand.String), and of a ReplicaSet's pod-template-hash (rand.SafeEncodeString)
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_NAME_ALPHABET = NAME_ALPHABET
 
 #: above this many nodes the cluster is built and added this many nodes (and pods) at a time
 CHUNK = 100_000
@@ -106,7 +107,7 @@ def _prepared(shape: str = "named", nodes: int = NODES, chunk: int = CHUNK):
         if shape in ("dump", "satoken"):
             _dump_fields(m, i)
         if shape == "satoken":
-            _service_account_token(m, rng)
+            add_service_account_token(m, rng)
             _managed_fields(m)
         manifests.append(m)
     gc.collect()
@@ -120,29 +121,6 @@ def _dump_fields(m: dict, i: int) -> None:
     m["status"] = {"phase": "Pending", "qosClass": "Guaranteed",
                    "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                                    "lastTransitionTime": created}]}
-
-
-#: the projected volume the ServiceAccount admission plugin adds (plugin/pkg/admission/serviceaccount,
-#: ``TokenVolumeSource``, v1.37.2), as ``kubectl get pods -o yaml`` prints it (keys in name order)
-_TOKEN_VOLUME_SOURCE = {"defaultMode": 420, "sources": [
-    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
-    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}, "path": "namespace"}]}},
-]}
-
-
-def _service_account_token(m: dict, rng: random.Random) -> None:
-    """What the ServiceAccount admission plugin adds to a pod that does not opt out
-    (``mountServiceAccountToken``): a projected volume ``kube-api-access-<5 characters>`` (a name of
-    its own per pod, ``names.SimpleNameGenerator``) appended to ``spec.volumes``, and a read-only
-    mount of it at ``/var/run/secrets/kubernetes.io/serviceaccount`` appended to every init
-    container's, then every container's, ``volumeMounts``."""
-    name = "kube-api-access-" + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
-    spec = m["spec"]
-    for container in (*spec.get("initContainers", ()), *spec["containers"]):
-        container.setdefault("volumeMounts", []).append(
-            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": name, "readOnly": True})
-    spec.setdefault("volumes", []).append({"name": name, "projected": copy.deepcopy(_TOKEN_VOLUME_SOURCE)})
 
 
 def _managed_fields(m: dict) -> None:

@@ -9,6 +9,7 @@ plugins and scores.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 import time
@@ -109,6 +110,35 @@ def node_manifest(name: str = "n", *, cpu: str = "4", memory: str = "8Gi", pods:
     if images:
         status["images"] = [{"names": [n], "sizeBytes": size} for n, size in images]
     return {"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status}
+
+
+#: the projected volume the ServiceAccount admission plugin adds to a pod (its ``TokenVolumeSource``
+#: at v1.37.2: a bound token, the cluster's CA bundle, the pod's namespace)
+SERVICE_ACCOUNT_TOKEN_SOURCE: dict = {"defaultMode": 420, "sources": [
+    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
+    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+                                "path": "namespace"}]}}]}
+#: where the admission plugin mounts that volume in every container
+SERVICE_ACCOUNT_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+#: the characters of a generated name's suffix (k8s.io/apimachinery's ``rand.String``)
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def add_service_account_token(manifest: dict, rng: random.Random) -> dict:
+    """``manifest`` (changed in place, and returned) as the ServiceAccount admission plugin leaves a
+    pod that does not opt out (``automountServiceAccountToken``): a projected volume
+    ``kube-api-access-<5 characters>`` (a name of its own per pod, drawn from ``rng`` as
+    ``names.SimpleNameGenerator`` draws it) appended to ``spec.volumes``, and a read-only mount of it
+    appended to every init container's, then every container's, ``volumeMounts``. It is what makes
+    no two pods of a real cluster's dump alike."""
+    name = "kube-api-access-" + "".join(rng.choice(NAME_ALPHABET) for _ in range(5))
+    spec = manifest["spec"]
+    for container in (*spec.get("initContainers", ()), *spec["containers"]):
+        container.setdefault("volumeMounts", []).append(
+            {"mountPath": SERVICE_ACCOUNT_MOUNT_PATH, "name": name, "readOnly": True})
+    spec.setdefault("volumes", []).append({"name": name, "projected": copy.deepcopy(SERVICE_ACCOUNT_TOKEN_SOURCE)})
+    return manifest
 
 
 def make_pod(*args: Any, **kwargs: Any) -> Pod:

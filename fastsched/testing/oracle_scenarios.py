@@ -17,6 +17,8 @@ import json
 import random
 from typing import Any, Callable, Iterable
 
+from . import add_service_account_token
+
 __all__ = ["CLASSES", "GATED_CLASSES", "NAMED_CLASSES", "generate"]
 
 
@@ -862,16 +864,6 @@ def gen_volumes(g: _Gen) -> None:
         _driver_required(g, driver)
 
 
-#: the projected volume the ServiceAccount admission plugin adds (``TokenVolumeSource``, v1.37.2)
-_TOKEN_VOLUME_SOURCE = {"defaultMode": 420, "sources": [
-    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
-    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
-                                "path": "namespace"}]}}]}
-#: the characters of a generated name's suffix (k8s.io/apimachinery's rand.String)
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
 def _service_account_tokens(g: _Gen) -> None:
     """What the ServiceAccount admission plugin adds to a pod that does not opt out
     (``mountServiceAccountToken``), as a cluster's pods hold it: a projected volume
@@ -883,12 +875,7 @@ def _service_account_tokens(g: _Gen) -> None:
     for m in (*g.pods, *g.incoming):
         if rng.random() < 0.15:  # automountServiceAccountToken: false
             continue
-        name = "kube-api-access-" + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
-        spec = m["spec"]
-        for container in (*spec.get("initContainers", ()), *spec["containers"]):
-            container.setdefault("volumeMounts", []).append(
-                {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": name, "readOnly": True})
-        spec.setdefault("volumes", []).append({"name": name, "projected": copy.deepcopy(_TOKEN_VOLUME_SOURCE)})
+        add_service_account_token(m, rng)
 
 
 def _driver_required(g: _Gen, driver: str) -> None:

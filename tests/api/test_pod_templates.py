@@ -15,6 +15,7 @@ from fastsched.api import load as load_module
 from fastsched.api.errors import ManifestError
 from fastsched.api.templates import PodTemplates
 from fastsched.api.validation import ValidationError
+from fastsched.testing import SERVICE_ACCOUNT_MOUNT_PATH, SERVICE_ACCOUNT_TOKEN_SOURCE
 
 TEMPLATE = {
     "apiVersion": "v1", "kind": "Pod",
@@ -283,12 +284,6 @@ def test_the_shared_part_is_compared_without_the_per_pod_fields_wherever_they_ar
 
 
 # -- the ServiceAccount token volume: a per-pod name --------------------------------------------------
-_TOKEN_SOURCE = {"defaultMode": 420, "sources": [
-    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
-    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
-                                "path": "namespace"}]}}]}
-_TOKEN_MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
 def _token_pod(name: str, token: str, *, init: bool = False, ephemeral: bool = False, bind_options: bool = False,
@@ -302,7 +297,7 @@ def _token_pod(name: str, token: str, *, init: bool = False, ephemeral: bool = F
     spec["volumes"] = [{"name": "data", "emptyDir": {}}]
     if extra_volume is not None:
         spec["volumes"].append({"name": extra_volume, "emptyDir": {}})
-    spec["volumes"].append({"name": token, "projected": copy.deepcopy(_TOKEN_SOURCE)})
+    spec["volumes"].append({"name": token, "projected": copy.deepcopy(SERVICE_ACCOUNT_TOKEN_SOURCE)})
     spec["containers"][0]["volumeMounts"] = [{"mountPath": "/data", "name": "data"}]
     spec["containers"].append({"name": "sidecar", "image": "envoy"})
     if init:
@@ -311,7 +306,7 @@ def _token_pod(name: str, token: str, *, init: bool = False, ephemeral: bool = F
         spec["ephemeralContainers"] = [{"name": "debug", "image": "busybox",
                                         "volumeMounts": [{"mountPath": "/d", "name": token}]}]
     for container in (*spec.get("initContainers", ()), *spec["containers"]):
-        mount = {"mountPath": _TOKEN_MOUNT_PATH, "name": token, "readOnly": True}
+        mount = {"mountPath": SERVICE_ACCOUNT_MOUNT_PATH, "name": token, "readOnly": True}
         if bind_options:
             mount["bindMountOptions"] = ["rbind"]
         container.setdefault("volumeMounts", []).append(mount)

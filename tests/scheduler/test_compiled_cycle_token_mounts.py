@@ -16,15 +16,9 @@ from fastsched.api import Container, Node
 from fastsched.api import load as load_module
 from fastsched.api.templates import PodTemplates
 from fastsched.runtime.compiled_cycle import CompiledCycle
-from fastsched.testing import make_node, make_pod, pod_manifest
+from fastsched.testing import add_service_account_token, make_node, make_pod, pod_manifest
 
 V1 = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration"}
-ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-TOKEN_SOURCE = {"defaultMode": 420, "sources": [
-    {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-    {"configMap": {"items": [{"key": "ca.crt", "path": "ca.crt"}], "name": "kube-root-ca.crt"}},
-    {"downwardAPI": {"items": [{"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"},
-                                "path": "namespace"}]}}]}
 
 
 class _NoTemplates(PodTemplates):
@@ -32,17 +26,6 @@ class _NoTemplates(PodTemplates):
 
     def key(self, document):
         return None
-
-
-def _with_token(m: dict, rng: random.Random) -> dict:
-    """``m`` as the ServiceAccount admission leaves it (mountServiceAccountToken)."""
-    name = "kube-api-access-" + "".join(rng.choice(ALPHABET) for _ in range(5))
-    spec = m["spec"]
-    for container in (*spec.get("initContainers", ()), *spec["containers"]):
-        container.setdefault("volumeMounts", []).append(
-            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": name, "readOnly": True})
-    spec.setdefault("volumes", []).append({"name": name, "projected": copy.deepcopy(TOKEN_SOURCE)})
-    return m
 
 
 def _cluster(rng: random.Random) -> list:
@@ -70,7 +53,7 @@ def _dump(rng: random.Random, count: int) -> list[dict]:
         m["metadata"]["uid"] = f"00000000-0000-4000-8000-{i:012d}"
         m["metadata"]["creationTimestamp"] = f"2026-11-02T09:{i // 60 % 60:02d}:{i % 60:02d}Z"
         m["status"] = {"phase": "Pending", "qosClass": "Burstable"}
-        out.append(_with_token(m, rng))
+        out.append(add_service_account_token(m, rng))
     return out
 
 
@@ -124,7 +107,7 @@ def test_pods_differing_only_in_their_token_share_one_plan(monkeypatch, template
     for i in range(60):
         m = copy.deepcopy(base)
         m["metadata"]["name"] = f"web-{i}"
-        manifests.append(_with_token(m, rng))
+        manifests.append(add_service_account_token(m, rng))
     assert len({m["spec"]["volumes"][0]["name"] for m in manifests}) == 60
     compiled = _counting_compiles(monkeypatch)
     s, results = _run([make_node(f"n{i}", cpu="16", memory="64Gi") for i in range(8)], manifests, 0,
@@ -234,7 +217,7 @@ def test_a_plugin_not_stating_column_reads_mounts_is_taken_to_read_them():
     manifests = []
     for i in range(40):
         m = pod_manifest(f"p{i}", cpu="100m", memory="64Mi")
-        _with_token(m, rng)
+        add_service_account_token(m, rng)
         manifests.append(m)
     outcomes = []
     for compiled in (True, False):

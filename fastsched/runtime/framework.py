@@ -623,36 +623,52 @@ class Framework(Handle):
             result: PreFilterResult | None = None
             plugins_with_nodes: set[str] = set()
             return_status: Status | None = None
+            timed = state.record_plugin_metrics
             for pl in self.pre_filter_plugins:
                 name = pl.name()
-                r, s = self._timed("PreFilter", name, state, pl.pre_filter, state, pod, nodes, status_at=1)
+                if timed:
+                    r, s = self._timed("PreFilter", name, state, pl.pre_filter, state, pod, nodes, status_at=1)
+                else:
+                    # _timed without the sample (9 cycles in 10): the call and its checks inline, the
+                    # common answer (an exact pair of None or a PreFilterResult and None or a Status)
+                    # taken as it is, any other through _timed's own checks (_checked_pre_filter)
+                    try:
+                        out = pl.pre_filter(state, pod, nodes)
+                    except Exception as e:  # noqa: BLE001
+                        out = (None, _plugin_exception(e))
+                    if type(out) is tuple and len(out) == 2 and (out[1] is None or type(out[1]) is Status):
+                        r, s = out
+                    else:
+                        r, s = _checked_pre_filter(name, out)
                 if (r is not None and type(r) is not PreFilterResult and not isinstance(r, PreFilterResult)
                         and (s is None or s.is_success())):  # upstream reads the result only then
                     r, s = None, bad_return(name, "PreFilter", (r, s), EXPECT_PRE_FILTER)
                 if record is not None:
                     record[name] = (r, s)
-                if s is not None and s.is_skip():
-                    skip.add(name)
-                    continue
-                if _is_bad(s):
-                    s.set_plugin(name)
-                    if s.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
-                        status = s
-                        return None, s, set()
-                    if s.code() == Code.UNSCHEDULABLE:
-                        return_status = s
+                if s is not None:  # (None, Success: nothing to skip or to report)
+                    if s.is_skip():
+                        skip.add(name)
                         continue
-                    status = _error(f"running PreFilter plugin {go_quote(name)}: {_err_text(s)}").with_plugin(name)
-                    return None, status, set()
+                    if _is_bad(s):
+                        s.set_plugin(name)
+                        if s.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                            status = s
+                            return None, s, set()
+                        if s.code() == Code.UNSCHEDULABLE:
+                            return_status = s
+                            continue
+                        status = _error(f"running PreFilter plugin {go_quote(name)}: {_err_text(s)}").with_plugin(name)
+                        return None, status, set()
                 if r is not None and not r.all_nodes():
                     plugins_with_nodes.add(name)
-                result = merge_pre_filter_results(result, r)
-                if result is not None and not result.node_names:
-                    ps = sorted(plugins_with_nodes)
-                    msg = (f"node(s) didn't satisfy plugin {ps[0]}" if len(ps) == 1 else
-                           f"node(s) didn't satisfy plugin(s) [{' '.join(ps)}] simultaneously")
-                    status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
-                    return result, status, plugins_with_nodes
+                if r is not None or result is not None:  # (two Nones merge to None: nothing to do)
+                    result = merge_pre_filter_results(result, r)
+                    if result is not None and not result.node_names:
+                        ps = sorted(plugins_with_nodes)
+                        msg = (f"node(s) didn't satisfy plugin {ps[0]}" if len(ps) == 1 else
+                               f"node(s) didn't satisfy plugin(s) [{' '.join(ps)}] simultaneously")
+                        status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg)
+                        return result, status, plugins_with_nodes
             status = return_status
             return result, return_status, plugins_with_nodes
         finally:
@@ -1518,6 +1534,18 @@ def _verdict_arrays_fit(res: FilterVerdicts, m: int) -> bool:
 
 def _expect_verdicts(m: int) -> str:
     return f"a FilterVerdicts with {m} verdicts (one per node), a Status or None"
+
+
+def _checked_pre_filter(name: str, out: Any) -> tuple:
+    """``Framework._timed``'s checks of a PreFilter answer (``status_at=1``) that is not an exact
+    pair of (anything, None or a Status): a tuple subclass of two with a Status subclass passes; any
+    other shape becomes the Error pair."""
+    if isinstance(out, tuple) and len(out) == 2:
+        s = out[1]
+        if s is not None and type(s) is not Status and not isinstance(s, Status):
+            return _as_return(bad_return(name, "PreFilter", out, _PAIRS.get("PreFilter", "a pair")), 1)
+        return out
+    return _as_return(bad_return(name, "PreFilter", out, _PAIRS.get("PreFilter", "a pair")), 1)
 
 
 def _as_return(status: Status, status_at: int | None):

@@ -350,14 +350,16 @@ class NominationIndex:
         row_of = table.row_of
         gone_rows = [row_of[n] for n in touched if n in row_of]
         n_entries = len(self._entries)
-        more = self._build(table, width, tail, [mapping[n] for n in tail], keep=True) if k else None
-        add = more if more is not None else _no_nominations(width)
+        gathered = self._gather(table, width, tail, [mapping[n] for n in tail], keep=True) if k else None
         old_rows = old[0]
-        if len(add[0]) and not any(np.count_nonzero(old_rows == g) for g in gone_rows):
+        if gathered is not None and gathered[0] and not any(np.count_nonzero(old_rows == g) for g in gone_rows):
             # no old pod is on a changed node (the common case: a preemption nominated its pod to
             # a node that held none): the changed nodes' pods appended, in place when the arrays
-            # end where their buffers are filled (amortized, instead of a copy of every array)
-            return self._append(old, add)
+            # end where their buffers are filled (amortized, instead of a copy of every array),
+            # written from the gathered lists (no arrays of their own: a pod or two, where each
+            # array made cost about what writing it into the buffers costs)
+            return self._append(old, gathered)
+        add = _as_arrays(gathered, width) if gathered is not None else _no_nominations(width)
         self._grow = None
         # the old pods off the changed nodes, then those nodes' pods now: one compiled pass per array
         gone = np.array(gone_rows, dtype=np.int64)
@@ -383,7 +385,8 @@ class NominationIndex:
         """The arrays ``old`` followed by ``add``'s pods (``add``'s port indices shifted), as views
         of growing buffers: when ``old`` is the last answer of this method (the buffers are filled
         up to its end) ``add`` is written after it, else the buffers are made anew (twice the room).
-        Nothing before an answer's end is written again, so earlier answers stay as they were."""
+        Nothing before an answer's end is written again, so earlier answers stay as they were.
+        ``add``: the arrays' six parts as arrays, or as :meth:`_gather`'s lists."""
         q, q2 = len(old[0]), len(add[0])
         n = q + q2
         grow = self._grow
@@ -426,6 +429,12 @@ class NominationIndex:
     def _build(self, table: "NodeTable", width: int, names: list[str], lists: list[list], keep: bool = False
                ) -> tuple:
         """The arrays of the nominated pods of ``names`` (``keep``: add to the known entries)."""
+        return _as_arrays(self._gather(table, width, names, lists, keep), width)
+
+    def _gather(self, table: "NodeTable", width: int, names: list[str], lists: list[list], keep: bool = False
+                ) -> tuple:
+        """:meth:`_build`'s parts as lists: (rows, priorities, request vectors ((width,) int64
+        each), uids, [(index, host ports)], node names) (``keep``: add to the known entries)."""
         row_of = table.row_of
         index = table.resource_index
         old = self._entries
@@ -462,9 +471,15 @@ class NominationIndex:
                 if got[4]:
                     ports.append((q, got[4]))
         self._entries = entries
-        q = len(rows)
-        return (np.array(rows, dtype=np.int64), np.array(prios, dtype=np.int64),
-                np.array(vectors, dtype=np.int64).reshape(q, width), _objects(uids), ports, _objects(node_names))
+        return rows, prios, vectors, uids, ports, node_names
+
+
+def _as_arrays(parts: tuple, width: int) -> tuple:
+    """The nomination arrays of :meth:`NominationIndex._gather`'s lists."""
+    rows, prios, vectors, uids, ports, node_names = parts
+    q = len(rows)
+    return (np.array(rows, dtype=np.int64), np.array(prios, dtype=np.int64),
+            np.array(vectors, dtype=np.int64).reshape(q, width), _objects(uids), ports, _objects(node_names))
 
 
 def _nominations_stamp(nominator: Any, mapping: Any) -> Any:

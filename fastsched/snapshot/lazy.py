@@ -33,6 +33,7 @@ from .._kernels import _table
 from .._kernels._getters import tuple_getter
 from .._kernels._table import FLAG_UID_STRING
 from ..api.objects import Pod as _Pod
+from ..api.objects import _make_field_copier
 from ..framework.types import PODS, HostPortInfo, PodInfo
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,13 +62,11 @@ def _field_names(cls: type) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=None)
 def _make_copier(cls: type) -> Callable[[Any], Any]:
-    """A field-for-field copy of a ``cls`` instance without ``__init__`` (straight-line code)."""
-    lines = ["def copy(self):", "    clone = new(cls)"]
-    lines += [f"    clone.{name} = self.{name}" for name in _field_names(cls)]
-    lines.append("    return clone")
-    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    exec("\n".join(lines), namespace)  # noqa: S102 - built from dataclass field names only
-    return namespace["copy"]
+    """A field-for-field copy of a ``cls`` instance without ``__init__``: the API objects' own
+    copier (``fastsched.api.objects._make_field_copier``: the compiled slot copy for a class whose
+    layout is its fields' slots, Pod and Node; else straight-line code). A victim's Pod built from
+    its template (``pod_info``) took ~1.6 µs in the generated lines' 42 attribute copies."""
+    return _make_field_copier(cls)
 
 
 # the caches keyed by class, typed as taking any class: mypy checks a class object against

@@ -16,6 +16,7 @@ from fastsched.framework import (BindPlugin, Code, CycleState, FilterPlugin, Nod
                                  PodInfo, PostFilterPlugin, PreBindPlugin, PreEnqueuePlugin, PreFilterExtensions,
                                  PreFilterPlugin, PreScorePlugin, QueueSortPlugin, ReservePlugin, ScoreExtensions,
                                  ScorePlugin, Status)
+from fastsched.framework.types import PreFilterResult
 from fastsched.framework.vectorized import FilterVerdicts
 from fastsched.runtime import Registry, new_framework
 from fastsched.testing import make_node, make_pod, random_snapshot
@@ -606,3 +607,55 @@ def test_pre_filter_result_is_not_read_when_the_status_rejects(nodes):
     fw = fw_with(Returns("P", pre_filter=("junk", Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "no"))), "pre_filter")
     res, st, _ = fw.run_pre_filter_plugins(CycleState(), make_pod("p"), nodes)
     assert res is None and st.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and st.message() == "no"
+
+
+class _Pair(tuple):
+    """A tuple subclass (a plugin may return one)."""
+
+    __slots__ = ()
+
+
+class _MyStatus(Status):
+    """A Status subclass."""
+
+    __slots__ = ()
+
+
+_PRE_FILTER_ANSWERS = [
+    "garbage", None, (None, None, None), (["n1"], None), (None, "ok"), _raise, (None, None),
+    _Pair((None, None)), (None, _MyStatus(Code.UNSCHEDULABLE, "sub")), _Pair((None, "bad")),
+    (None, Status(Code.SKIP)), (None, Status(Code.UNSCHEDULABLE, "no")),
+    (None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "never")), (None, Status(Code.ERROR, "bad")),
+    (PreFilterResult({"n0", "n1"}), None), (PreFilterResult({"n2"}), None), (PreFilterResult(set()), None),
+    (PreFilterResult({"n1"}), Status(Code.SKIP)), (PreFilterResult(None), None),
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pre_filter_same_results_whether_plugin_durations_are_sampled_or_not(seed, nodes):
+    """RunPreFilterPlugins calls the plugins directly unless the cycle samples plugin durations
+    (then through the timing wrapper): both roads give the same result, status, narrowing plugins,
+    skip set and recorded answers, over random sequences of well-formed and broken answers."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(40):
+        answers = [rng.choice(_PRE_FILTER_ANSWERS) for _ in range(rng.randint(1, 4))]
+
+        def run(record_metrics):
+            plugins = [Returns(f"P{i}", pre_filter=a) for i, a in enumerate(answers)]
+            prof = profile(pre_filter=pset(*[p.name() for p in plugins]))
+            fw = new_framework(registry_of(*plugins), prof)
+            state = CycleState()
+            state.set_record_plugin_metrics(record_metrics)
+            record: dict = {}
+            res, st, with_nodes = fw.run_pre_filter_plugins(state, make_pod("p"), nodes, record=record)
+            shown = {name: (None if r is None else sorted(r.node_names or ["<all>"]),
+                            None if s is None else (s.code(), s.message(), s.plugin()))
+                     for name, (r, s) in record.items()}
+            return ((None if res is None else (type(res).__name__, None if res.node_names is None
+                                               else sorted(res.node_names))),
+                    None if st is None else (st.code(), st.message(), st.plugin()),
+                    sorted(with_nodes), sorted(state.skip_filter_plugins), shown)
+
+        assert run(False) == run(True), answers

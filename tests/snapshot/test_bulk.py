@@ -138,6 +138,11 @@ def test_templated_objects_are_rebuilt_equal_and_shared():
     for pod in rebuilt:
         assert pod == pods_by_uid[pod.uid]
         assert pod.requests == pods_by_uid[pod.uid].requests
+    # (rebuilt by the API objects' copier: the compiled slot copy for Pod and Node)
+    from fastsched.api.objects import _make_field_copier
+    from fastsched.snapshot.lazy import _copier
+    assert _copier(type(rebuilt[0])) is _make_field_copier(type(rebuilt[0]))
+    assert _copier(type(nodes[0])) is _make_field_copier(type(nodes[0]))
 
 
 OPS = ("add_pod", "remove_pod", "remove_node", "add_node", "update_node", "touch")

@@ -90,6 +90,9 @@ _TEMPLATE_FIELDS_SIZE = 4096
 _MIN_WINDOW = 32
 #: fewest table records PodColumns loads with NumPy gathers (fewer: entry by entry)
 _BULK_RECORDS = 64
+#: most entries PodColumns writes element by element (more: a column at a time from lists); a dry
+#: run mostly reloads the row or two the last preemption changed, one to four pods
+_SCALAR_ENTRIES = 4
 
 
 @functools.lru_cache(maxsize=None)
@@ -477,7 +480,8 @@ class PodColumns:
     def _load_entries(self, table: "NodeTable", items: list[tuple[int, Any]], dest: Any, is_assumed: Any) -> None:
         """Entries ``dest`` (a slice of the pool, or (len(items),) int64 entry numbers) from
         ``items`` ((record, None) for a table record, (-1, PodInfo) for a built pod), one at a
-        time: the fields gathered in lists, then written a column at a time."""
+        time: the fields gathered in lists, then written a column at a time (up to
+        ``_SCALAR_ENTRIES`` entries into a slice: element by element)."""
         prototype_of = getattr(table, "pod_prototype", None)
         index = table.resource_index
         templates = self._templates
@@ -518,6 +522,28 @@ class PodColumns:
             if vec is not None:
                 req_at.append(e)
                 req_vecs.append(vec)
+        if len(prios) <= _SCALAR_ENTRIES and isinstance(dest, slice):
+            # a few entries: one element write each costs less than a list's conversion per column
+            # (the same values in the same places as the column writes below)
+            prio, start, sig, has_ports, vol_col, rec_col, req = (self.prio, self.start, self.sig, self.has_ports,
+                                                                   self.volatile, self.rec, self.req)
+            e0 = dest.start
+            for k in range(len(prios)):
+                e = e0 + k
+                prio[e] = prios[k]
+                start[e] = starts[k]
+                sig[e] = sigs[k]
+                has_ports[e] = ports[k]
+                vol_col[e] = volatile[k]
+                rec_col[e] = recs[k]
+                req[e] = 0
+            for k, vec in zip(req_at, req_vecs):
+                req[e0 + k] = vec
+            pinfo, pod_objects = self.pinfo, self.pods
+            for k, pi in objects:
+                pinfo[e0 + k] = pi
+                pod_objects[e0 + k] = pi.pod
+            return
         self.prio[dest] = prios
         self.start[dest] = starts
         self.sig[dest] = sigs

@@ -145,3 +145,51 @@ def test_bulk_and_entry_by_entry_loads_agree(monkeypatch):
         width = len(table.resource_names)
         for row in np.flatnonzero(table.live).tolist():
             assert _loaded(bulk, row) == _expected(table, width, row), (seed, row)
+
+
+def _row_by_row(table: NodeTable, scalar_entries: int, monkeypatch, assumed, order: list[int]) -> PodColumns:
+    """Columns loaded a row per refresh in ``order`` (each row's entries written element by element
+    when ``scalar_entries`` allows, else a column at a time), then the changed rows reloaded."""
+    monkeypatch.setattr(vectorized, "_BULK_RECORDS", 1 << 60)
+    monkeypatch.setattr(vectorized, "_SCALAR_ENTRIES", scalar_entries)
+    cols = PodColumns(table)
+    cols.begin(table)
+    for row in order:
+        cols.refresh(table, np.array([row], dtype=np.int64), assumed)
+    return cols
+
+
+def test_element_and_column_writes_of_small_loads_agree(monkeypatch):
+    """_load_entries' element-by-element writes (a few entries) fill every column as its
+    column-at-a-time writes do, rows loaded one by one (most of a dry run's loads), also after
+    a row changed and came back as a new range."""
+    for seed in range(40):
+        table = _random_table(seed)
+        rng = random.Random(seed)
+        order = np.flatnonzero(table.live).tolist()
+        rng.shuffle(order)
+        assumed = (lambda pod: pod.name.endswith(("2", "7"))) if seed % 2 else None
+        pools = []
+        for scalar_entries in (1 << 60, -1):
+            cols = _row_by_row(table, scalar_entries, monkeypatch, assumed, order)
+            pools.append(cols)
+        for row in order[:3]:  # a victim leaves: its row reloads (1 pod less) on the next refresh
+            if table.pods.built(row) is None and len(table.pod_records(row)):
+                victim = table.pod_info(table.pod_records(row)[0]).pod
+                table.remove_pod(victim.node_name, victim)
+        for cols, scalar_entries in zip(pools, (1 << 60, -1)):
+            monkeypatch.setattr(vectorized, "_SCALAR_ENTRIES", scalar_entries)
+            cols.refresh(table, np.flatnonzero(table.live).astype(np.int64), assumed)
+        elements, columns = pools
+        n = columns.size
+        assert elements.size == n and elements.live == columns.live, seed
+        for name in ("row_start", "row_count", "row_version"):
+            assert np.array_equal(getattr(elements, name), getattr(columns, name)), (seed, name)
+        for name in ("prio", "start", "req", "sig", "has_ports", "volatile", "rec"):
+            assert np.array_equal(getattr(elements, name)[:n], getattr(columns, name)[:n]), (seed, name)
+        assert elements.signature_keys == columns.signature_keys, seed
+        assert all(a is b for a, b in zip(elements.pinfo[:n], columns.pinfo[:n])), seed
+        assert all(a is b for a, b in zip(elements.pods[:n], columns.pods[:n])), seed
+        width = len(table.resource_names)
+        for row in np.flatnonzero(table.live).tolist():
+            assert _loaded(elements, row) == _expected(table, width, row), (seed, row)

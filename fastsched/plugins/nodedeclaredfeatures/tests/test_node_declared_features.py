@@ -285,3 +285,32 @@ def test_scheduler_requeues_the_pod_when_its_node_declares_the_feature():
     s.update_node(_node("n", ["RestartAllContainersOnContainerExits"]))  # UpdateNodeDeclaredFeature: Queue
     (r,) = s.run()
     assert r.status == "Scheduled" and r.node_name == "n"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pre_filter_reuses_an_inference_only_for_the_same_spec_objects(seed):
+    """PreFilter's requirements equal a fresh inference for every pod of a random sequence where
+    pods share their spec objects (one template), have one of the fields the features read
+    replaced (another object, maybe an equal value), or come from another framework."""
+    rng = random.Random(seed)
+    bases = [_pod(), _pod(containers=RESTART_ALL), _pod(hostNetwork=True, hostUsers=False),
+             _bind_pod("containers"), _bind_pod("init_containers"), _bind_pod("ephemeral_containers")]
+    variants = []
+    for pod in bases:
+        variants += [pod, pod.replace(name="other"), pod.replace(host_network=not pod.host_network, host_users=False),
+                     pod.replace(host_users=None), pod.replace(containers=bases[rng.randrange(len(bases))].containers),
+                     pod.replace(init_containers=bases[3].init_containers + bases[4].init_containers),
+                     pod.replace(ephemeral_containers=bases[5].ephemeral_containers)]
+    plugins = [NodeDeclaredFeatures(), NodeDeclaredFeatures(framework=Framework(DEFAULT_FRAMEWORK.registry))]
+    for _ in range(300):
+        pod = rng.choice(variants)
+        pl = rng.choice(plugins)
+        state = CycleState()
+        _, status = pl.pre_filter(state, pod, None)
+        want = DEFAULT_FRAMEWORK.infer_for_pod_scheduling(pod)
+        if want:
+            assert status is None and state.read(PRE_FILTER_STATE_KEY).reqs == want
+        else:
+            assert status is not None and status.code() == Code.SKIP
+    with pytest.raises(ValueError):  # an inference's error is never kept as an answer
+        NodeDeclaredFeatures(version=None)._inferred(bases[1])

@@ -258,15 +258,14 @@ class ResiduePlan:
 
     ``prints``: how many ``{{.Index}}`` prints; ``mods``: the ``Mod`` calls, (function, its second
     operand as the flat path reads it), each distinct call once; ``entries``: residues -> what the
-    caller keeps for them; ``verdicts``: the caller's, per count of the index's digits."""
+    caller keeps for them."""
 
-    __slots__ = ("prints", "mods", "entries", "verdicts")
+    __slots__ = ("prints", "mods", "entries")
 
     def __init__(self, prints: int, mods: tuple[tuple[Callable[..., Any], tuple[bool, Any]], ...]):
         self.prints = prints
         self.mods = mods
         self.entries: dict[tuple, Any] = {}
-        self.verdicts: dict[int, bool] = {}
 
     def residues(self, env: Mapping[str, Any]) -> tuple:
         """The ``Mod`` values of the rendering with ``env`` (the same calls on the same arguments as

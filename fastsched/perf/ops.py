@@ -367,27 +367,29 @@ class WorkloadOps:
             self.parsed[key] = plan
         return None if plan is None else plan.document(index)
 
-    def _residue_factory(self, path: str, what: str, env: dict) -> tuple[Any, bool, str | None] | None:
-        """What :meth:`_pod_factory` answers for ``env``, without rendering the template, for a
-        template whose pods of one residue of the index differ by their names alone
-        (:class:`~fastsched.perf.indexed.ResiduePlan`: the ExtendedResource cases' pods, issue
-        27); None: the caller renders. The first pod of each residue is rendered and made as
-        before, and its name must be the one the kept parts give it; the later ones take its
-        factory with their own names (as the texts that differ only by ``metadata.name`` share
-        one parse there)."""
-        if not _RESIDUE_FACTORIES:
+    def _residue_plan(self, path: str | None, what: str, params: dict, count: int) -> Any:
+        """The :class:`~fastsched.perf.indexed.ResiduePlan` of the template at ``path`` with
+        ``params`` (and ``Count``: ``count``), kept per those values (a createPods op asks once),
+        or None."""
+        if path is None or not _RESIDUE_FACTORIES:
             return None
-        index = env.get("Index")
-        if type(index) is not int or index < 0:
-            return None
-        key = ("residue-plan", path, repr(sorted((k, v) for k, v in env.items() if k != "Index")))
+        key = ("residue-plan", path, repr(sorted({**params, "Count": count}.items())))
         plan = self.parsed.get(key, _NO_PLAN)
         if plan is _NO_PLAN:
             from .indexed import residue_plan
 
-            template = self._template(path, what)
-            plan = self.parsed[key] = residue_plan(template)
-        if plan is None:
+            plan = self.parsed[key] = residue_plan(self._template(path, what))
+        return plan
+
+    def _residue_factory(self, plan: Any, path: str, what: str, env: dict) -> tuple[Any, bool, str | None] | None:
+        """What :meth:`_pod_factory` answers for ``env``, without rendering the template, for a
+        template whose pods of one residue of the index differ by their names alone (``plan``,
+        :meth:`_residue_plan`'s: the ExtendedResource cases' pods, issue 27); None: the caller
+        renders. The first pod of each residue is rendered and made as before, and its name must
+        be the one the kept parts give it; the later ones take its factory with their own names
+        (as the texts that differ only by ``metadata.name`` share one parse there)."""
+        index = env.get("Index")
+        if type(index) is not int or index < 0:
             return None
         try:
             residues = plan.residues(env)
@@ -399,21 +401,20 @@ class WorkloadOps:
             factory, fin, name = made
             parts = plan.name_parts(self._template(path, what), env, residues)
             if parts is not None and str(index).join(parts[0]) == (name or factory.template.name):
-                plan.entries[residues] = (factory, fin, parts[0], parts[1])
+                plan.entries[residues] = (factory, fin, parts[0], parts[1], {})
             else:
                 plan.entries[residues] = False
             return made
         if entry is False:
             return None
-        factory, fin, parts, plain = entry
+        factory, fin, parts, plain, verdicts = entry
         digits = str(index)
         name = digits.join(parts)
         # the names _masked_name lets pods share a parse by (a plain DNS-like string): any other
         # (too long, a YAML int, quoted) is rendered and parsed. With a first part that starts
         # with a lowercase letter the verdict depends on the digits' count only: _PLAIN_NAME's
         # classes hold every digit, and YAML 1.1's implicit types for such a first character
-        # (booleans, null) are words without digits
-        verdicts = plan.verdicts
+        # (booleans, null) are words without digits (``verdicts``: this entry's, by that count)
         by_length = parts[0][:1] in _LOWERCASE
         ok = verdicts.get(len(digits)) if by_length else None
         if ok is None:
@@ -442,10 +443,11 @@ class WorkloadOps:
         signature_batch = (max(int(f.get("signatureBatchSize") or 1), 1)
                            if path is not None and self._profiles_sign_pods() else 0)
         signature_value, signature_labels = None, None
+        residue_plan = self._residue_plan(path, what, params, count)
         for i in range(start, start + count):
             if last_env_static is None:
                 env = {**params, "Index": i, "Count": count}
-                made = self._residue_factory(path, what, env) if path is not None else None
+                made = None if residue_plan is None else self._residue_factory(residue_plan, cast(str, path), what, env)
                 if made is not None:
                     factory, fin, name = made
                 else:

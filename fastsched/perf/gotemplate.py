@@ -795,6 +795,13 @@ class Template:
         """Whether the output cannot depend on the data (no field, variable or ``.`` reference)."""
         return self._static
 
+    @property
+    def flat_parts(self) -> list[Any] | None:
+        """The flat path's parts (see ``_flatten``): each a text, or a printing action as a tuple
+        of commands ``(function or None, ((is_field, field chain or literal), ...))``; None when
+        the template is not flat (the interpreter renders it)."""
+        return self._flat
+
     def _uses_data(self, nodes: list[_Node]) -> bool:
         for n in nodes:
             if n.pipe is not None and self._pipe_uses_data(n.pipe):

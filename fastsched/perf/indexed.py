@@ -26,11 +26,13 @@ when the plan is made; otherwise there is no plan and the caller renders and par
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import yaml
 
-__all__ = ["IndexPlan", "index_plan", "prints_index_only"]
+from .gotemplate import DEFAULT_FUNCS, MISSING
+
+__all__ = ["IndexPlan", "ResiduePlan", "index_plan", "prints_index_only", "residue_plan"]
 
 #: the sentinel index: digits no template is likely to contain (checked: the plan is refused when
 #: the rendering holds them where no ``{{.Index}}`` put them)
@@ -144,10 +146,12 @@ def _substituted(doc: Any, slots: list, values: list[Any]) -> Any | None:
     return out
 
 
-def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-               ) -> IndexPlan | None:
+def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader),
+               sentinel: str = _S) -> IndexPlan | None:
     """The plan for ``text``, a template rendered with ``Index`` = :data:`SENTINEL` (by a template
-    for which :func:`prints_index_only` holds), or None when the conditions above do not hold."""
+    for which :func:`prints_index_only` holds), or None when the conditions above do not hold.
+    ``sentinel``: the digits the Index printed as, when not :data:`SENTINEL`'s
+    (:class:`ResiduePlan`'s renderings)."""
     if not text.isascii():
         return None  # the parser's marks would be byte offsets where the text has wider characters
     try:
@@ -168,10 +172,10 @@ def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoa
     def scalar_slot(n: Any, path: tuple, is_key: bool) -> bool:
         nonlocal found
         raw = text[n.start_mark.index:n.end_mark.index]
-        count = raw.count(_S)
+        count = raw.count(sentinel)
         if count == 0:
-            return _S not in n.value
-        if n.value.count(_S) != count or raw[:1] in ("!", "&", "*"):
+            return sentinel not in n.value
+        if n.value.count(sentinel) != count or raw[:1] in ("!", "&", "*"):
             return False
         style = "plain" if n.style in (None, "") else "quoted"
         if style == "quoted" and n.tag != _STR:
@@ -179,7 +183,7 @@ def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoa
         if style == "plain" and n.tag != _resolve(n.value):
             return False  # an explicit tag
         found += count
-        slots.append((path, is_key, n.value.split(_S), style))
+        slots.append((path, is_key, n.value.split(sentinel), style))
         return True
 
     def walk(n: Any, d: Any, path: tuple) -> bool:
@@ -216,6 +220,116 @@ def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoa
 
     if not walk(node, doc, ()):
         return None
-    if found == 0 or found != text.count(_S):
+    if found == 0 or found != text.count(sentinel):
         return None
     return IndexPlan(doc, slots)
+
+
+# -- pods that differ by their name only, per residue of the index ---------------------------------
+#: how many indices from :data:`SENTINEL` on are tried for one with given residues
+_RESIDUE_SEARCH = 4096
+
+
+def _flat_field(data: Any, chain: tuple) -> Any:
+    # a field chain as the template's flat path reads it (``Template._run_flat``)
+    x = data
+    for name in chain:
+        if type(x) is dict or isinstance(x, Mapping):
+            x = x.get(name, MISSING)
+        else:
+            raise TypeError("a field of a non-map")  # (the interpreter's error: the caller renders)
+    return x
+
+
+class ResiduePlan:
+    """Where a flat template reads ``Index``: printed alone (``{{.Index}}``) or as the first
+    argument of ``Mod`` with a second one that is not ``Index`` (``{{Mod .Index .classes}}``,
+    ``pod-with-extended-resource.yaml`` of dra/extendedresource), each as a whole root-level action.
+
+    Why: createPods renders the template once per pod (~10 µs) and looks its text up with the
+    name masked (another ~8 µs) to find that pods of one class share all but their names (issue
+    27: every measured pod of the ExtendedResource cases). The rendering for index ``i`` is then
+    the same for every ``i`` with the same ``Mod`` values (its *residues*) up to the ``{{.Index}}``
+    prints, which print ``str(i)``. :meth:`name_parts` renders once per residues, with an index
+    that has those residues, and keeps where its prints are when they are all in
+    ``metadata.name`` (so pods of one residues differ by their name alone); the caller then makes
+    each later pod of those residues by its name, without rendering (``WorkloadOps._residue_factory``,
+    which also checks the first pod's rendered name against the kept parts).
+
+    ``prints``: how many ``{{.Index}}`` prints; ``mods``: the ``Mod`` calls, (function, its second
+    operand as the flat path reads it), each distinct call once; ``entries``: residues -> what the
+    caller keeps for them."""
+
+    __slots__ = ("prints", "mods", "entries")
+
+    def __init__(self, prints: int, mods: tuple[tuple[Callable[..., Any], tuple[bool, Any]], ...]):
+        self.prints = prints
+        self.mods = mods
+        self.entries: dict[tuple, Any] = {}
+
+    def residues(self, env: Mapping[str, Any]) -> tuple:
+        """The ``Mod`` values of the rendering with ``env`` (the same calls on the same arguments as
+        the rendering; it raises what they raise)."""
+        index = env.get("Index", MISSING)
+        return tuple(fn(index, _flat_field(env, operand) if is_field else operand)
+                     for fn, (is_field, operand) in self.mods)
+
+    def name_parts(self, template: Any, env: Mapping[str, Any], residues: tuple) -> tuple[tuple[str, ...], bool] | None:
+        """(``metadata.name``'s text split where ``Index`` prints, whether it is a plain scalar)
+        of the renderings with ``env`` but ``Index`` whose residues are ``residues``, or None when
+        some print is elsewhere (or the rendering is not one plain document, or no index near
+        :data:`SENTINEL` has these residues)."""
+        for k in range(_RESIDUE_SEARCH):
+            candidate = {**env, "Index": SENTINEL + k}
+            try:
+                if self.residues(candidate) == residues:
+                    break
+            except Exception:  # noqa: BLE001 - no plan: the caller renders
+                return None
+        else:
+            return None
+        sentinel = str(candidate["Index"])
+        try:
+            text = template.execute(candidate)
+        except Exception:  # noqa: BLE001
+            return None
+        if text.count(sentinel) != self.prints:
+            return None  # digits of the sentinel elsewhere in the text
+        plan = index_plan(text, sentinel=sentinel)
+        if plan is None or type(plan.doc) is not dict or len(plan.slots) != 1:
+            return None
+        path, is_key, parts, style = plan.slots[0]
+        if is_key or path != ("metadata", "name") or len(parts) != self.prints + 1:
+            return None
+        return tuple(parts), style == "plain"
+
+
+def residue_plan(template: Any) -> ResiduePlan | None:
+    """The :class:`ResiduePlan` of ``template`` (a flat, non-static template that prints
+    ``{{.Index}}``), or None when it reads ``Index`` in any other way."""
+    parts = template.flat_parts
+    if parts is None or template.is_static:
+        return None
+    mod = DEFAULT_FUNCS["Mod"]
+    index_op = (True, ("Index",))
+    prints = 0
+    mods = []
+    for part in parts:
+        if type(part) is str:
+            continue
+        if not any(is_field and v[:1] == ("Index",) for _fn, ops in part for is_field, v in ops):
+            continue
+        if len(part) != 1:
+            return None  # a pipeline: its later commands read the value
+        fn, ops = part[0]
+        if fn is None and ops == (index_op,):
+            prints += 1
+        elif (fn is mod and len(ops) == 2 and ops[0] == index_op
+              and not (ops[1][0] and ops[1][1][:1] == ("Index",))):
+            if (fn, ops[1]) not in mods:  # (the same call twice prints the same value twice)
+                mods.append((fn, ops[1]))
+        else:
+            return None
+    if not prints:
+        return None  # (the name does not change with the index: nothing to share by name)
+    return ResiduePlan(prints, tuple(mods))

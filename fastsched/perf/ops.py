@@ -65,6 +65,10 @@ _RESOLVER = yaml.resolver.Resolver()
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR_TAG = "tag:yaml.org,2002:str"
 _NO_PLAN = object()  # (no index plan looked for yet)
+#: whether createPods makes the later pods of a template's residue by name (``_residue_factory``);
+#: the tests turn it off to compare with rendering every pod
+_RESIDUE_FACTORIES = True
+_LOWERCASE = frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
 def _name_line(text: str) -> tuple[int, str] | None:
@@ -363,6 +367,65 @@ class WorkloadOps:
             self.parsed[key] = plan
         return None if plan is None else plan.document(index)
 
+    def _residue_plan(self, path: str | None, what: str, params: dict, count: int) -> Any:
+        """The :class:`~fastsched.perf.indexed.ResiduePlan` of the template at ``path`` with
+        ``params`` (and ``Count``: ``count``), kept per those values (a createPods op asks once),
+        or None."""
+        if path is None or not _RESIDUE_FACTORIES:
+            return None
+        key = ("residue-plan", path, repr(sorted({**params, "Count": count}.items())))
+        plan = self.parsed.get(key, _NO_PLAN)
+        if plan is _NO_PLAN:
+            from .indexed import residue_plan
+
+            plan = self.parsed[key] = residue_plan(self._template(path, what))
+        return plan
+
+    def _residue_factory(self, plan: Any, path: str, what: str, env: dict) -> tuple[Any, bool, str | None] | None:
+        """What :meth:`_pod_factory` answers for ``env``, without rendering the template, for a
+        template whose pods of one residue of the index differ by their names alone (``plan``,
+        :meth:`_residue_plan`'s: the ExtendedResource cases' pods, issue 27); None: the caller
+        renders. The first pod of each residue is rendered and made as before, and its name must
+        be the one the kept parts give it; the later ones take its factory with their own names
+        (as the texts that differ only by ``metadata.name`` share one parse there)."""
+        index = env.get("Index")
+        if type(index) is not int or index < 0:
+            return None
+        try:
+            residues = plan.residues(env)
+            entry = plan.entries.get(residues)
+        except Exception:  # noqa: BLE001 - rendering reports it
+            return None
+        if entry is None:
+            made = self._pod_factory(path, what, env)
+            factory, fin, name = made
+            parts = plan.name_parts(self._template(path, what), env, residues)
+            if parts is not None and str(index).join(parts[0]) == (name or factory.template.name):
+                plan.entries[residues] = (factory, fin, parts[0], parts[1], {})
+            else:
+                plan.entries[residues] = False
+            return made
+        if entry is False:
+            return None
+        factory, fin, parts, plain, verdicts = entry
+        digits = str(index)
+        name = digits.join(parts)
+        # the names _masked_name lets pods share a parse by (a plain DNS-like string): any other
+        # (too long, a YAML int, quoted) is rendered and parsed. With a first part that starts
+        # with a lowercase letter the verdict depends on the digits' count only: _PLAIN_NAME's
+        # classes hold every digit, and YAML 1.1's implicit types for such a first character
+        # (booleans, null) are words without digits (``verdicts``: this entry's, by that count)
+        by_length = parts[0][:1] in _LOWERCASE
+        ok = verdicts.get(len(digits)) if by_length else None
+        if ok is None:
+            ok = (plain and _PLAIN_NAME.fullmatch(name) is not None
+                  and _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) == _STR_TAG)
+            if by_length:
+                verdicts[len(digits)] = ok
+        if not ok:
+            return None
+        return factory, fin, name
+
     def _make_pods(self, op: Op, ns: str, count: int, start: int = 0) -> tuple[list[Pod], list[bool]]:
         f = op.fields
         path = f.get("podTemplatePath") or self.tc.default_pod_template_path
@@ -380,11 +443,17 @@ class WorkloadOps:
         signature_batch = (max(int(f.get("signatureBatchSize") or 1), 1)
                            if path is not None and self._profiles_sign_pods() else 0)
         signature_value, signature_labels = None, None
+        residue_plan = self._residue_plan(path, what, params, count)
         for i in range(start, start + count):
             if last_env_static is None:
-                factory, fin, name = self._pod_factory(path, what, {**params, "Index": i, "Count": count})
-                if path is None or self._template(path, what).is_static:
-                    last_env_static = (factory, fin, name)
+                env = {**params, "Index": i, "Count": count}
+                made = None if residue_plan is None else self._residue_factory(residue_plan, cast(str, path), what, env)
+                if made is not None:
+                    factory, fin, name = made
+                else:
+                    factory, fin, name = self._pod_factory(path, what, env)
+                    if path is None or self._template(path, what).is_static:
+                        last_env_static = (factory, fin, name)
             else:
                 factory, fin, name = last_env_static
             tpl = factory.template

@@ -724,11 +724,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         resolver = self.manager.device_class_resolver()
         if not resolver:
             return None
-        requests = pod.requests
-        if not any(amount and is_dra_extended_resource_name(name) and resolver.get_device_class(name) is not None
-                   for name, amount in requests.items()):
-            return None
-        return {name: int(amount) for name, amount in requests.items() if is_dra_extended_resource_name(name)}
+        # (one pass: the DRA extended resource names with their amounts, and whether a nonzero one
+        # maps to a class; PreFilter asks for every pod of the DRA extended-resource cases)
+        mapped = False
+        out: dict[str, int] = {}
+        for name, amount in pod.requests.items():
+            if is_dra_extended_resource_name(name):
+                out[name] = int(amount)
+                if not mapped and amount and resolver.get_device_class(name) is not None:
+                    mapped = True
+        return out if mapped else None
 
     def _pre_filter_extended_resources(self, pod: Any, s: _StateData) -> ResourceClaim | None:
         """``preFilterExtendedResources``: the special claim (a prior cycle's, or a new one in
@@ -1199,11 +1204,13 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
             return s
         if not s.claims:
             return None
-        num_with_allocator = sum(1 for c in s.claims if c.allocation is None)
+        num_with_allocator = 0
+        for c in s.claims:
+            if c.allocation is None:
+                num_with_allocator += 1
         if num_with_allocator == 0:
             return None
         extended_index = s.extended_index
-        need_user_claims = any(i != extended_index for i in s.to_allocate)
         if s.allocator is not None:
             # (another node's answer, when the allocator found the node of a shape it had searched)
             allocations = s.allocation_at(node_name)
@@ -1213,7 +1220,7 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
                 from .vectorized import allocate_for_reserve
                 allocations = allocate_for_reserve(self, s, node_name)
             if not allocations:
-                if not need_user_claims:
+                if all(i == extended_index for i in s.to_allocate):
                     return None  # only the special claim, and the node's device plugins serve it
                 return _error("claim allocation not found for node")
             if len(allocations) != len(s.to_allocate) or len(allocations) != num_with_allocator:

@@ -415,6 +415,43 @@ def test_user_claim_and_extended_resource_from_a_device_plugin_fails_prebind():
     assert ext_claims(store) == []  # Unreserve deleted the claim PreBind created
 
 
+def test_mapped_extended_resources_counts_nonzero_requests_only():
+    """upstream hasDeviceClassMappedExtendedResource skips zero requests: a pod whose only mapped
+    resource is requested at zero has no special claim; with a nonzero one, every DRA extended
+    resource name it requests is kept (podScalarResources, zeros and unmapped names included)."""
+    other = "example.com/other"
+    plugin, _store, _batch = setup([device_class()])
+    assert plugin.mapped_extended_resources(ext_pod({ERN: 0})) is None
+    assert plugin.mapped_extended_resources(ext_pod({ERN: 0, other: 1})) is None
+    assert plugin.mapped_extended_resources(ext_pod({ERN: 1, other: 0})) == {ERN: 1, other: 0}
+    assert plugin.mapped_extended_resources(ext_pod({other: 2})) is None
+
+
+def test_reserve_without_an_allocation_for_the_node():
+    """Reserve on a node Filter left no allocation for: nothing to do when the special claim is
+    the only claim to allocate (the node's device plugins serve the resources), an error when a
+    claim of the pod's own must be allocated."""
+    user = parse_resource_claim({"metadata": {"name": "c", "namespace": "default", "uid": "uid-c"}, "spec": {
+        "devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "my-resource-class"}}]}}})
+    plugin, _store, batch = setup([device_class(), worker_slice(), user])
+    p = ext_pod({ERN: 1})
+    state, pre, _filters = cycle(plugin, p, batch)
+    assert pre is None
+    s = state.read("DynamicResources")
+    s.node_allocations.clear()
+    s.vector = None
+    assert plugin.reserve(state, p, "elsewhere") is None
+    p2 = Pod.from_manifest({"metadata": {"name": "my-pod", "namespace": "default", "uid": POD_UID},
+                            "spec": {"containers": [_container("con0", {ERN: 1})],
+                                     "resourceClaims": [{"name": "r", "resourceClaimName": "c"}]}}, validate=False)
+    state, pre, _filters = cycle(plugin, p2, batch)
+    assert pre is None
+    s = state.read("DynamicResources")
+    s.node_allocations.clear()
+    s.vector = None
+    assert reasons(plugin.reserve(state, p2, "elsewhere")) == (Code.ERROR, ["claim allocation not found for node"])
+
+
 # -- NodeResourcesFit: shouldDelegateResourceToDRA ---------------------------------------------------
 def _fit(store):
     return fit_module.new(NodeResourcesFitArgs.defaults() if hasattr(NodeResourcesFitArgs, "defaults")

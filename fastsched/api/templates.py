@@ -54,10 +54,10 @@ such container a copy of its template's with those mounts.
 
 Labels are per pod too (a StatefulSet's pods each have their own ``statefulset.kubernetes.io/pod-name``),
 type-checked by the schema decoder and validated (``validate_labels``, the full path for the
-message when refused), except for a pod whose spec has ``affinity`` or
-``topologySpreadConstraints``: the decoder merges the pod's labels into its affinity terms'
-selectors (``matchLabelKeys``) and validation reads them for both, so there they are part of what
-the template decides (its key).
+message when refused), except for a pod whose ``affinity`` or ``topologySpreadConstraints`` have
+``matchLabelKeys`` or ``mismatchLabelKeys``: the decoder merges the pod's labels for those keys into
+its affinity terms' selectors and validation reads them for both, so there they are part of what
+the template decides (its key). Without label keys neither reads the labels.
 
 So are the fields the StatefulSet and Job controllers write per pod (``newStatefulSetPod``'s
 ``updateIdentity`` and ``updateStorage``; an Indexed Job's ``addCompletionIndexAnnotation``,
@@ -117,12 +117,18 @@ RECENT_SHARED = 64
 _SCHEMA_CHECKED_METADATA = ("creationTimestamp", "resourceVersion", "managedFields", "generation", "annotations")
 _SCHEMA_CHECKED_METADATA_AND_LABELS = (*_SCHEMA_CHECKED_METADATA, "labels")
 _PER_POD_METADATA = frozenset({"name", "uid", "generateName", *_SCHEMA_CHECKED_METADATA})
-#: ... and ``labels`` too, for a pod whose spec has no ``affinity`` and no
-#: ``topologySpreadConstraints`` (the only parts of the spec whose decoding, the merge of
-#: ``matchLabelKeys``, and validation read the pod's labels)
+#: ... and ``labels`` too, for a pod whose ``affinity`` and ``topologySpreadConstraints`` (the only
+#: parts of the spec whose decoding, the merge of ``matchLabelKeys``, and validation read the
+#: pod's labels) name no ``matchLabelKeys`` or ``mismatchLabelKeys`` (:func:`_reads_labels`)
 _PER_POD_METADATA_AND_LABELS = _PER_POD_METADATA | {"labels"}
-#: the spec fields whose decoding or validation reads the pod's labels
+#: the spec fields whose decoding or validation reads the pod's labels (through the label keys of
+#: their terms)
 _READ_LABELS = ("affinity", "topologySpreadConstraints")
+#: the fields of those through which they read the labels, in any spelling the decoder takes
+#: (lower case, without underscores)
+_LABEL_KEY_FIELDS = frozenset({"matchlabelkeys", "mismatchlabelkeys"})
+#: the scalar types of a manifest (the rest hold more values)
+_SCALARS = (str, int, float, bool, type(None))
 _METADATA_PATH = FieldPath("metadata")
 _LABELS_PATH = _METADATA_PATH.child("labels")
 #: the status fields of a pod that has none (``status`` absent): what the decoder reads from ``{}``
@@ -175,7 +181,7 @@ class PodTemplates:
         if node_name is not None and type(node_name) is not str:
             return None
         # labels are per pod unless the spec reads them (then they are the template's)
-        labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
+        labels_per_pod = not _reads_labels(spec.get(_READ_LABELS[0])) and not _reads_labels(spec.get(_READ_LABELS[1]))
         per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
         api_version, kind = document.get("apiVersion"), document.get("kind")
         bound = node_name is not None
@@ -313,6 +319,30 @@ class PodTemplates:
         # cycle read them for each pod)
         pod.requests, pod.non_zero_requests, pod.scoring_requests  # noqa: B018 - computed and cached
         templates[key] = pod
+
+
+def _reads_labels(value: Any) -> bool:
+    """Whether a raw ``affinity`` or ``topologySpreadConstraints`` (or a part of one) may make the
+    decoder or validation read the pod's labels: a field named ``matchLabelKeys`` or
+    ``mismatchLabelKeys`` in any spelling (case, ``snake_case``) anywhere in it, a key that is not a
+    string, or a container other than a dict or a list (not looked into: the conservative answer).
+    A StatefulSet's pods mostly have a (preferred) anti-affinity to their own set, without label
+    keys: their ``statefulset.kubernetes.io/pod-name`` label need not make each its own template."""
+    if value is None:
+        return False
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str or k.replace("_", "").lower() in _LABEL_KEY_FIELDS:
+                return True
+            if not isinstance(v, _SCALARS) and _reads_labels(v):
+                return True
+        return False
+    if type(value) is list:
+        for v in value:
+            if not isinstance(v, _SCALARS) and _reads_labels(v):
+                return True
+        return False
+    return not isinstance(value, _SCALARS)
 
 
 def _token_volume_name(spec: Mapping[str, Any]) -> str | None:

@@ -223,7 +223,7 @@ def test_a_manifest_changed_in_place_and_passed_again_gets_its_new_key():
     m = copy.deepcopy(TEMPLATE)
     first = templates.key(m)
     m["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "500m"
-    m["metadata"]["labels"]["app"] = "db"  # (per pod here: the spec has affinity, so the template's)
+    m["metadata"]["labels"]["app"] = "db"  # (per pod: the affinity has no label keys)
     second = templates.key(m)
     assert second != first and second == PodTemplates().key(copy.deepcopy(m))
 
@@ -242,9 +242,14 @@ def test_same_values_is_exact():
 
 
 def _meta_spec(meta: dict | None = None, spec: dict | None = None, *, affinity: bool = True) -> dict:
+    """TEMPLATE with ``meta`` and ``spec`` fields; its affinity (whose ``matchLabelKeys`` make the
+    labels the template's) dropped unless ``affinity``."""
     m = copy.deepcopy(TEMPLATE)
     if not affinity:
         del m["spec"]["affinity"]
+    else:
+        m["spec"]["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0][
+            "podAffinityTerm"]["matchLabelKeys"] = ["app"]
     m["metadata"].update(meta or {})
     m["spec"].update(spec or {})
     return m
@@ -265,7 +270,7 @@ def test_the_shared_part_is_compared_without_the_per_pod_fields_wherever_they_ar
         _meta_spec(spec={"nodeName": None}),
         _meta_spec({"annotations": {"a": "b"}}),
         _meta_spec(),
-        _meta_spec({"labels": {"app": "db"}}),   # (the spec has affinity: the template's labels)
+        _meta_spec({"labels": {"app": "db"}}),   # (the affinity has label keys: the template's labels)
         _meta_spec({"labels": {"app": "db"}}, affinity=False),
         _meta_spec({"labels": {"app": "web"}}, affinity=False),  # (per pod now: the same key)
         _meta_spec({1: "x"}),
@@ -421,7 +426,7 @@ _INDEX = "batch.kubernetes.io/job-completion-index"
 
 
 def sts_pod(ordinal: int, *, claims=("data", "logs"), affinity: bool = False, subdomain: str = "db",
-            token: str | None = None) -> dict:
+            token: str | None = None, label_keys: str | None = None, spread: bool = False) -> dict:
     """A StatefulSet's pod as ``newStatefulSetPod`` (``updateIdentity``, ``updateStorage``) makes it
     and a dump prints it: name ``db-<ordinal>``, its own labels, hostname and claims."""
     name = f"db-{ordinal}"
@@ -435,6 +440,14 @@ def sts_pod(ordinal: int, *, claims=("data", "logs"), affinity: bool = False, su
         spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
             {"weight": 1, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
                                               "labelSelector": {"matchLabels": {"app": "db"}}}}]}}
+        if label_keys is not None:  # (any spelling: the decoder's field name, or one it folds)
+            term = spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
+            term["podAffinityTerm"][label_keys] = ["statefulset.kubernetes.io/pod-name"]
+    if spread:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+                                              "labelSelector": {"matchLabels": {"app": "db"}}}]
+        if label_keys is not None and not affinity:
+            spec["topologySpreadConstraints"][0][label_keys] = ["controller-revision-hash"]
     if token is not None:
         spec["volumes"].append({"name": token, "projected": {"sources": [
             {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}})
@@ -490,8 +503,9 @@ def _stamps(monkeypatch) -> list[bool]:
 
 @pytest.mark.parametrize("build", [
     lambda i: sts_pod(i), lambda i: sts_pod(i, claims=()), lambda i: sts_pod(i, token=f"kube-api-access-{'bcdfg'[i]}z"),
-    lambda i: job_pod(i), lambda i: job_pod(i, subdomain=False),
-], ids=["statefulset", "statefulset-no-claims", "statefulset-token", "indexed-job", "indexed-job-no-subdomain"])
+    lambda i: sts_pod(i, affinity=True, spread=True), lambda i: job_pod(i), lambda i: job_pod(i, subdomain=False),
+], ids=["statefulset", "statefulset-no-claims", "statefulset-token", "statefulset-affinity", "indexed-job",
+        "indexed-job-no-subdomain"])
 def test_controller_pods_are_stamped_from_one_template_as_the_full_path_builds_them(build, monkeypatch):
     docs = [build(i) for i in range(5)]
     stamped = _stamps(monkeypatch)
@@ -506,12 +520,16 @@ def test_controller_pods_are_stamped_from_one_template_as_the_full_path_builds_t
         assert stamped_fields == full_fields
 
 
-def test_a_statefulset_with_affinity_keeps_its_labels_in_the_key():
-    """The pod-name label is read by the affinity's decoding and validation: each pod its own
-    template then (the hostname and claims are per pod all the same)."""
+@pytest.mark.parametrize("label_keys", ["matchLabelKeys", "mismatchLabelKeys", "MatchLabelKeys", "match_label_keys"])
+@pytest.mark.parametrize("where", ["affinity", "spread"])
+def test_labels_are_the_templates_only_where_label_keys_read_them(label_keys, where):
+    """Without ``matchLabelKeys``/``mismatchLabelKeys`` neither the decoder nor validation reads a
+    pod's labels: a StatefulSet with anti-affinity or spread constraints has one template; with them
+    (any spelling) each label set is a template of its own."""
     key = PodTemplates().key
-    assert key(sts_pod(1, affinity=True)) != key(sts_pod(2, affinity=True))
-    assert key(sts_pod(1)) == key(sts_pod(2))
+    options = {"affinity": where == "affinity", "spread": where == "spread"}
+    assert key(sts_pod(1, **options)) == key(sts_pod(2, **options)) != key(sts_pod(2))
+    assert key(sts_pod(1, label_keys=label_keys, **options)) != key(sts_pod(2, label_keys=label_keys, **options))
 
 
 def test_per_pod_places_are_part_of_the_key():
@@ -542,11 +560,16 @@ _KEYS = st.sampled_from([_INDEX, "example.com/note", "bad key", "UPPER/x", "a/b/
 @settings(max_examples=120, deadline=None)
 @given(ordinals=st.lists(st.integers(0, 20), min_size=2, max_size=4), hostname=st.none() | _HOSTNAMES,
        claim=st.none() | st.text(max_size=10) | st.integers(), generate_name=st.none() | _HOSTNAMES | st.integers(),
-       at=st.integers(0, 3), token=st.booleans())
-def test_stamped_and_full_path_agree_on_statefulset_variants(ordinals, hostname, claim, generate_name, at, token):
-    """StatefulSet pods, one of them with a hostname, a claim name or a generateName of any kind
-    (refused, another type, empty): each pod the full path's, or the same error."""
-    docs = [sts_pod(o, token=f"kube-api-access-{o:05d}" if token else None) for o in ordinals]
+       at=st.integers(0, 3), token=st.booleans(), affinity=st.booleans(), spread=st.booleans(),
+       label_keys=st.none() | st.sampled_from(["matchLabelKeys", "mismatchLabelKeys"]),
+       label=st.none() | st.sampled_from(["db-9", "Bad Value", "", "x" * 64]))
+def test_stamped_and_full_path_agree_on_statefulset_variants(ordinals, hostname, claim, generate_name, at, token,
+                                                             affinity, spread, label_keys, label):
+    """StatefulSet pods (with anti-affinity, spread constraints, label keys or not), one of them
+    with a hostname, a claim name, a generateName or a pod-name label of any kind (refused, another
+    type, empty): each pod the full path's, or the same error."""
+    docs = [sts_pod(o, token=f"kube-api-access-{o:05d}" if token else None, affinity=affinity, spread=spread,
+                    label_keys=label_keys) for o in ordinals]
     doc = docs[at % len(docs)]
     if hostname is not None:
         doc["spec"]["hostname"] = hostname
@@ -554,6 +577,8 @@ def test_stamped_and_full_path_agree_on_statefulset_variants(ordinals, hostname,
         doc["spec"]["volumes"][1]["persistentVolumeClaim"]["claimName"] = claim
     if generate_name is not None:
         doc["metadata"]["generateName"] = generate_name
+    if label is not None:
+        doc["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = label
     stamped, full = _outcomes(docs)
     assert stamped == full
 

@@ -44,10 +44,12 @@ def _nodes(n: int) -> list[dict]:
              "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}} for i in range(n)]
 
 
-def _sts_pod(ordinal: int, rng: random.Random) -> dict:
+def _sts_pod(ordinal: int, rng: random.Random, *, token: bool) -> dict:
+    """A StatefulSet's pod; with ``token`` the ServiceAccount token volume too (whose restoring
+    also gives the stamped pod its own volumes: without, only the claims' names do)."""
     name = f"db-{ordinal}"
-    token = "kube-api-access-" + "".join(rng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
-    return {"apiVersion": "v1", "kind": "Pod",
+    token_name = "kube-api-access-" + "".join(rng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+    m = {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "generateName": "db-", "namespace": "default",
                          "uid": f"00000000-0000-4000-8000-{ordinal:012d}",
                          "labels": {"app": "db", "controller-revision-hash": "db-5f8d6c",
@@ -58,16 +60,21 @@ def _sts_pod(ordinal: int, rng: random.Random) -> dict:
             "spec": {"containers": [{"name": "db", "image": "postgres:16",
                                      "resources": {"requests": {"cpu": "700m", "memory": "1Gi"}},
                                      "volumeMounts": [{"name": "data", "mountPath": "/data"},
-                                                      {"name": token, "mountPath": "/var/run/secrets/x",
+                                                      {"name": token_name, "mountPath": "/var/run/secrets/x",
                                                        "readOnly": True}]}],
                      "hostname": name, "subdomain": "db",
                      "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
                          {"weight": 10, "podAffinityTerm": {"topologyKey": HOST,
                                                             "labelSelector": {"matchLabels": {"app": "db"}}}}]}},
                      "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": f"data-{name}"}},
-                                 {"name": token, "projected": {"sources": [
+                                 {"name": token_name, "projected": {"sources": [
                                      {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}]},
             "status": {"phase": "Pending"}}
+    if not token:
+        spec = m["spec"]
+        spec["volumes"] = spec["volumes"][:1]
+        spec["containers"][0]["volumeMounts"] = spec["containers"][0]["volumeMounts"][:1]
+    return m
 
 
 def _job_pod(index: int, rng: random.Random) -> dict:
@@ -111,7 +118,7 @@ def _run(seed: int, *, compiled: bool, templates: PodTemplates, monkeypatch):
     storage = _storage(rng, 24, 8)
     pods = []
     for i in range(24):
-        pods.append(_sts_pod(i, rng))
+        pods.append(_sts_pod(i, rng, token=seed % 2 == 1))
         if rng.random() < 0.6:
             pods.append(_job_pod(i, rng))
     monkeypatch.setattr(load_module, "_POD_TEMPLATES", templates)

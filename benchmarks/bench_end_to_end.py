@@ -22,7 +22,15 @@ pods of Deployments scaled up together (issue 29: each pod's template differs fr
 one's). ``satoken`` is the dump shape as a real cluster's dump holds it: each pod also has the
 ServiceAccount admission's token volume ``kube-api-access-<5 characters>`` (a name of its own,
 seeded) and a mount of it in every container, and the ``managedFields`` the API server writes
-(the controller's create and the scheduler's condition, at the pod's own time).
+(the controller's create and the scheduler's condition, at the pod's own time). ``statefulset`` and
+``indexedjob`` are the satoken shape as those controllers' pods hold it (issue 29: each pod's own
+fields besides its name, so each was a template of its own): a StatefulSet's pods
+(``newStatefulSetPod``: ``db-<ordinal>``, ``generateName: db-``, the pod-name, pod-index and
+revision labels, ``spec.hostname`` its name, ``spec.subdomain``, a volume ``data`` of the claim
+``data-db-<ordinal>``, each claim bound to a PV that any node reaches, added with the cluster),
+and an Indexed Job's (``train-<index>-<5 characters>``, ``generateName: train-<index>-``, the
+completion index as annotation and label, ``spec.hostname: train-<index>``, the
+``JOB_COMPLETION_INDEX`` variable).
 
 Issue 29 also sets targets at 50,000 and 1,000,000 nodes (the named shape, init pods as many as
 nodes): those sizes run with ``FASTSCHED_BENCH_LARGE=1`` (about a minute of set-up at 1,000,000
@@ -58,7 +66,7 @@ NODES, INIT_PODS, MEASURED = 5000, 5000, 3000
 #: on request (init pods as many as nodes; fewer measured pods at 1,000,000, where a pod's cycle
 #: scores 50,000 nodes)
 CASES = [(NODES, shape) for shape in ("named", "dump", "generate", "labelled", "deployments", "interleaved",
-                                      "satoken")]
+                                      "satoken", "statefulset", "indexedjob")]
 if os.environ.get("FASTSCHED_BENCH_LARGE"):
     CASES += [(50_000, "named"), (1_000_000, "named")]
 
@@ -104,12 +112,18 @@ def _prepared(shape: str = "named", nodes: int = NODES, chunk: int = CHUNK):
             m["metadata"]["uid"] = p.uid
         if shape == "labelled":  # a StatefulSet's pods: a label of their own each
             m["metadata"].setdefault("labels", {})["statefulset.kubernetes.io/pod-name"] = p.name
-        if shape in ("dump", "satoken"):
+        if shape in ("dump", "satoken", "statefulset", "indexedjob"):
             _dump_fields(m, i)
-        if shape == "satoken":
+        if shape in ("satoken", "statefulset", "indexedjob"):
             add_service_account_token(m, rng)
             _managed_fields(m)
+        if shape == "statefulset":
+            _statefulset_pod(m, i)
+        elif shape == "indexedjob":
+            _indexed_job_pod(m, i, rng)
         manifests.append(m)
+    if shape == "statefulset":
+        s.add(_bound_claims(manifests))
     gc.collect()
     return s, manifests
 
@@ -146,6 +160,61 @@ def _managed_fields(m: dict) -> None:
              "f:status": {}, "f:type": {}}}}},
          "manager": "kube-scheduler", "operation": "Update", "subresource": "status", "time": created},
     ]
+
+
+def _statefulset_pod(m: dict, ordinal: int) -> None:
+    """The pod ``db-<ordinal>`` of a StatefulSet ``db`` with a volumeClaimTemplate ``data``
+    (``newStatefulSetPod``, ``updateIdentity``, ``updateStorage``)."""
+    meta, spec = m["metadata"], m["spec"]
+    name = meta["name"] = f"db-{ordinal}"
+    meta["generateName"] = "db-"
+    meta["labels"] = {**(meta.get("labels") or {}), "app": "db", "controller-revision-hash": "db-5f8d6c9b7",
+                      "statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": str(ordinal)}
+    meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db",
+                                "uid": "6f1c2a7e-1d1b-4c55-9a3e-2f0d9f6b8a11", "controller": True,
+                                "blockOwnerDeletion": True}]
+    spec["hostname"] = name
+    spec["subdomain"] = "db"
+    spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": f"data-{name}"}}, *spec["volumes"]]
+    for container in spec["containers"]:
+        container["volumeMounts"].insert(0, {"mountPath": "/data", "name": "data"})
+
+
+def _bound_claims(manifests: list[dict]) -> list[dict]:
+    """For each claim of the statefulset shape's pods, the claim bound to a PV of its own (no node
+    affinity: every node reaches it), as the cluster holds them."""
+    from fastsched.sim.storage import pv_manifest, pvc_manifest
+    out = []
+    for m in manifests:
+        namespace = m["metadata"]["namespace"]
+        claim = m["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"]
+        out.append(pv_manifest(f"pv-{claim}", capacity="10Gi", storage_class="standard", claim=(namespace, claim),
+                               phase="Bound"))
+        out.append(pvc_manifest(claim, namespace=namespace, request="10Gi", storage_class="standard",
+                                volume_name=f"pv-{claim}", bound=True))
+    return out
+
+
+def _indexed_job_pod(m: dict, index: int, rng: random.Random) -> None:
+    """The pod of index ``index`` of an Indexed Job ``train`` whose template has a subdomain
+    (``manageJob``: ``podGenerateNameWithIndex``, ``addCompletionIndexAnnotation``, the label, the
+    hostname, ``addCompletionIndexEnvVariables``), named by the API server."""
+    meta, spec = m["metadata"], m["spec"]
+    key = "batch.kubernetes.io/job-completion-index"
+    meta["generateName"] = f"train-{index}-"
+    meta["name"] = meta["generateName"] + "".join(rng.choice(_NAME_ALPHABET) for _ in range(5))
+    meta["labels"] = {**(meta.get("labels") or {}), "job-name": "train", "batch.kubernetes.io/job-name": "train",
+                      key: str(index)}
+    meta["annotations"] = {key: str(index)}
+    meta["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": "train",
+                                "uid": "0c4e8f0a-5b7d-4f3e-8a2c-7e9d1b3a5c20", "controller": True,
+                                "blockOwnerDeletion": True}]
+    meta["finalizers"] = ["batch.kubernetes.io/job-tracking"]
+    spec["hostname"] = f"train-{index}"
+    spec["subdomain"] = "train"
+    for container in spec["containers"]:
+        container["env"] = [{"name": "JOB_COMPLETION_INDEX", "valueFrom": {
+            "fieldRef": {"apiVersion": "v1", "fieldPath": f"metadata.labels['{key}']"}}}]
 
 
 def _deployment_pods(template: str, pods, *, by_name: bool) -> list[dict]:

@@ -54,10 +54,27 @@ such container a copy of its template's with those mounts.
 
 Labels are per pod too (a StatefulSet's pods each have their own ``statefulset.kubernetes.io/pod-name``),
 type-checked by the schema decoder and validated (``validate_labels``, the full path for the
-message when refused), except for a pod whose spec has ``affinity`` or
-``topologySpreadConstraints``: the decoder merges the pod's labels into its affinity terms'
-selectors (``matchLabelKeys``) and validation reads them for both, so there they are part of what
-the template decides (its key). Annotations are the template's.
+message when refused), except for a pod whose ``affinity`` or ``topologySpreadConstraints`` have
+``matchLabelKeys`` or ``mismatchLabelKeys``: the decoder merges the pod's labels for those keys into
+its affinity terms' selectors and validation reads them for both, so there they are part of what
+the template decides (its key). Without label keys neither reads the labels.
+
+So are the fields the StatefulSet and Job controllers write per pod (``newStatefulSetPod``'s
+``updateIdentity`` and ``updateStorage``; an Indexed Job's ``addCompletionIndexAnnotation``,
+``podGenerateNameWithIndex`` and hostname). ``annotations`` (the completion index): decoded as a
+string map (the schema decoder type-checks them with the other per-pod metadata) and validated
+(``ValidateAnnotations``: qualified-name keys, the total size) per pod, the full path when refused;
+no plugin reads a pod's annotations (an extender gets them per pod, and the compiled cycle is not
+used with extenders). ``generateName`` (``<job>-<index>-``): a string, validated per pod as
+validation checks it (a pod with neither a name nor a generateName takes the full path).
+``spec.hostname`` (the pod's name; ``<job>-<index>``): a string, kept by fastsched only in the
+manifest (validation does not check it, no plugin reads it); a hostname upstream's
+``ValidateDNS1123Label`` refuses takes the full path anyway. The ``persistentVolumeClaim.claimName``
+of every volume where it is a string (``<claim template>-<pod name>``): a placeholder in the shared
+part and its volumes' indexes in the key, as the token's name; the stamped pod takes its own
+``spec.volumes`` entries (the decoder keeps them as they are, validation reads none of them). The
+volume plugins read the claims, each cycle (CYCLE forms: a plan shared by pods differing in their
+claims serves each with its own, see ``compiled_cycle._shared_key``).
 
 The cache is bounded (:data:`MAX_TEMPLATES` keys, cleared when full) and holds Pods only (immutable
 values: a hit shares every spec field object with the template's first pod, which is also what
@@ -77,8 +94,8 @@ from .decode import _without_bind_mount_options, pod_status_fields
 from .errors import ManifestError
 from .objects import Container, Pod, _field_copier, _read_only
 from .schema import decode as schema_decode
-from .util_validation import dns1123_subdomain_errors
-from .validation import validate_labels
+from .util_validation import dns1123_label_errors, dns1123_subdomain_errors
+from .validation import name_is_dns_subdomain, validate_annotations, validate_labels
 
 __all__ = ["MAX_TEMPLATES", "PodTemplates", "RECENT_SHARED"]
 
@@ -91,19 +108,33 @@ RECENT_SHARED = 64
 #: the metadata fields that differ between pods stamped from one template. Those of
 #: ``_SCHEMA_CHECKED_METADATA`` are type-checked per pod by the schema decoder (the Pod keeps none of
 #: them but the creation time, which ``as_timestamp`` would also take as a number: the decoder
-#: refuses a number there); the name and uid are checked as strings here.
-_SCHEMA_CHECKED_METADATA = ("creationTimestamp", "resourceVersion", "managedFields", "generation")
+#: refuses a number there, and the annotations); the name, uid and generateName are checked as
+#: strings here.
+#: ``annotations`` is one of them (an Indexed Job's pods each have their own
+#: ``batch.kubernetes.io/job-completion-index``): decoded as a string map and validated
+#: (``ValidateAnnotations``) per pod; ``generateName`` (``<job>-<index>-``) is checked as a string and
+#: validated per pod.
+_SCHEMA_CHECKED_METADATA = ("creationTimestamp", "resourceVersion", "managedFields", "generation", "annotations")
 _SCHEMA_CHECKED_METADATA_AND_LABELS = (*_SCHEMA_CHECKED_METADATA, "labels")
-_PER_POD_METADATA = frozenset({"name", "uid", *_SCHEMA_CHECKED_METADATA})
-#: ... and ``labels`` too, for a pod whose spec has no ``affinity`` and no
-#: ``topologySpreadConstraints`` (the only parts of the spec whose decoding, the merge of
-#: ``matchLabelKeys``, and validation read the pod's labels)
+_PER_POD_METADATA = frozenset({"name", "uid", "generateName", *_SCHEMA_CHECKED_METADATA})
+#: ... and ``labels`` too, for a pod whose ``affinity`` and ``topologySpreadConstraints`` (the only
+#: parts of the spec whose decoding, the merge of ``matchLabelKeys``, and validation read the
+#: pod's labels) name no ``matchLabelKeys`` or ``mismatchLabelKeys`` (:func:`_reads_labels`)
 _PER_POD_METADATA_AND_LABELS = _PER_POD_METADATA | {"labels"}
-#: the spec fields whose decoding or validation reads the pod's labels
+#: the spec fields whose decoding or validation reads the pod's labels (through the label keys of
+#: their terms)
 _READ_LABELS = ("affinity", "topologySpreadConstraints")
-_LABELS_PATH = FieldPath("metadata").child("labels")
+#: the fields of those through which they read the labels, in any spelling the decoder takes
+#: (lower case, without underscores)
+_LABEL_KEY_FIELDS = frozenset({"matchlabelkeys", "mismatchlabelkeys"})
+#: the scalar types of a manifest (the rest hold more values)
+_SCALARS = (str, int, float, bool, type(None))
+_METADATA_PATH = FieldPath("metadata")
+_LABELS_PATH = _METADATA_PATH.child("labels")
 #: the status fields of a pod that has none (``status`` absent): what the decoder reads from ``{}``
 _NO_STATUS = pod_status_fields({})
+#: a field the manifest does not have
+_ABSENT: Any = object()
 _TOP_LEVEL = frozenset({"apiVersion", "kind", "metadata", "spec", "status"})
 #: the prefix of the ServiceAccount admission plugin's token volume's name (``ServiceAccountVolumeName``
 #: and a dash: ``generateName`` adds 5 random characters)
@@ -114,6 +145,9 @@ _CONTAINER_LISTS = (("containers", "containers"), ("initContainers", "init_conta
 #: what the shared part holds where the manifest had the token volume's name (any constant: the key
 #: lists those places, so a manifest holding this value there is told apart)
 _TOKEN_PLACEHOLDER = ""
+#: what the shared part holds where a volume's ``persistentVolumeClaim.claimName`` was (the key
+#: lists those places too)
+_CLAIM_PLACEHOLDER = ""
 #: marshal's format 2: no back-references (version 3 writes a second occurrence of the same object
 #: as a reference, so equal manifests with different sharing would get different keys)
 _MARSHAL_VERSION = 2
@@ -147,14 +181,24 @@ class PodTemplates:
         if node_name is not None and type(node_name) is not str:
             return None
         # labels are per pod unless the spec reads them (then they are the template's)
-        labels_per_pod = _READ_LABELS[0] not in spec and _READ_LABELS[1] not in spec
+        labels_per_pod = not _reads_labels(spec.get(_READ_LABELS[0])) and not _reads_labels(spec.get(_READ_LABELS[1]))
         per_pod = _PER_POD_METADATA_AND_LABELS if labels_per_pod else _PER_POD_METADATA
         api_version, kind = document.get("apiVersion"), document.get("kind")
         bound = node_name is not None
+        # a StatefulSet's (an Indexed Job's) pods each have their own spec.hostname: a per-pod
+        # field when it is a string (another type: the full path, for the decoder's message)
+        hostname = spec.get("hostname", _ABSENT)
+        if hostname is not _ABSENT:
+            if type(hostname) is not str:
+                return None
+            spec = {k: v for k, v in spec.items() if k != "hostname"}
         token = _token_volume_name(spec)
         token_at = None
         if token is not None:
             spec, token_at = _without_token_name(spec, token)
+        claims_at = None
+        if type(volumes := spec.get("volumes")) is list:
+            spec, claims_at = _without_claim_names(spec, volumes)
         last = self._last
         if last is not None and same_shared(api_version, kind, meta, per_pod, spec, bound, last[0]):
             # the same as the last manifest's (pods of one template come one after another): its
@@ -183,7 +227,7 @@ class PodTemplates:
                     self._remember_shared(fp, self._last)
         # named or not: validation checks a name, or (without one) skips it
         # (where the token volume's name was: a per-pod field, see the module docstring)
-        return (bool(node_name), bool(name), labels_per_pod, token_at, text)
+        return (bool(node_name), bool(name), labels_per_pod, token_at, claims_at, hostname is not _ABSENT, text)
 
     def _remember_shared(self, fp: int, shared: tuple[tuple, bytes]) -> None:
         """``shared`` (a private copy of a shared part and its bytes) as the recent one of
@@ -208,6 +252,17 @@ class PodTemplates:
         # a name the validation would refuse takes the full path, for the API server's message
         if (name and dns1123_subdomain_errors(name)) or (node_name and dns1123_subdomain_errors(node_name)):
             return None
+        generate_name = meta.get("generateName")
+        if generate_name is not None:
+            if type(generate_name) is not str or (generate_name and name_is_dns_subdomain(generate_name, True)):
+                return None
+        if not name and not generate_name:
+            return None  # "name or generateName is required": the full path's message
+        # (fastsched does not validate spec.hostname, as it keeps it only in the manifest; a
+        # hostname upstream's ValidateDNS1123Label refuses takes the full path all the same, so
+        # a stamped pod never has one the full path might come to refuse)
+        if key[5] and (hostname := spec["hostname"]) and dns1123_label_errors(hostname):
+            return None
         status = document.get("status")
         labels_per_pod = key[2]
         if not _per_pod_fields_clean(meta, status, labels_per_pod):
@@ -224,10 +279,15 @@ class PodTemplates:
                 created = as_timestamp(created, "metadata.creationTimestamp")
             status_fields = _NO_STATUS if status is None else pod_status_fields(as_map(status, "status"))
             labels = _read_only(as_string_map(meta.get("labels"), "metadata.labels")) if labels_per_pod else None
+            raw_annotations = meta.get("annotations")
+            annotations = None if raw_annotations is None and not template.annotations else \
+                _read_only(as_string_map(raw_annotations, "metadata.annotations"))
         except ManifestError:
             return None  # the full path raises it, with its source
         if labels and validate_labels(labels, _LABELS_PATH):
             return None  # refused labels: the full path's message
+        if annotations and validate_annotations(annotations, _METADATA_PATH):
+            return None  # refused annotations (a key, the total size): the full path's message
         # the request totals depend on the spec alone: those the template computed already are the
         # pod's (stamped shares them)
         pod = template.stamped(name=name, uid=uid or "", node_name=node_name, creation_timestamp=created,
@@ -237,9 +297,15 @@ class PodTemplates:
                 setattr(pod, field_name, value)
         if labels is not None:
             pod.labels = labels
+        if annotations is not None:
+            pod.annotations = annotations
+        if generate_name != template.generate_name:
+            pod.generate_name = generate_name or ""
         token_at = key[3]
         if token_at is not None:
             _restore_token_name(pod, spec, token_at)
+        elif key[4]:
+            pod.volumes = tuple(spec["volumes"])  # (its own claims' names: the manifest's entries)
         pod.admitted = True
         return pod
 
@@ -255,6 +321,30 @@ class PodTemplates:
         templates[key] = pod
 
 
+def _reads_labels(value: Any) -> bool:
+    """Whether a raw ``affinity`` or ``topologySpreadConstraints`` (or a part of one) may make the
+    decoder or validation read the pod's labels: a field named ``matchLabelKeys`` or
+    ``mismatchLabelKeys`` in any spelling (case, ``snake_case``) anywhere in it, a key that is not a
+    string, or a container other than a dict or a list (not looked into: the conservative answer).
+    A StatefulSet's pods mostly have a (preferred) anti-affinity to their own set, without label
+    keys: their ``statefulset.kubernetes.io/pod-name`` label need not make each its own template."""
+    if value is None:
+        return False
+    if type(value) is dict:
+        for k, v in value.items():
+            if type(k) is not str or k.replace("_", "").lower() in _LABEL_KEY_FIELDS:
+                return True
+            if not isinstance(v, _SCALARS) and _reads_labels(v):
+                return True
+        return False
+    if type(value) is list:
+        for v in value:
+            if not isinstance(v, _SCALARS) and _reads_labels(v):
+                return True
+        return False
+    return not isinstance(value, _SCALARS)
+
+
 def _token_volume_name(spec: Mapping[str, Any]) -> str | None:
     """The name of the ServiceAccount token volume of a manifest's ``spec``: the first volume whose
     name has the admission plugin's prefix, as ``mountServiceAccountToken`` finds it; None without."""
@@ -267,6 +357,29 @@ def _token_volume_name(spec: Mapping[str, Any]) -> str | None:
             if type(name) is str and name.startswith(_TOKEN_VOLUME_PREFIX):
                 return name
     return None
+
+
+def _without_claim_names(spec: dict, volumes: list) -> tuple[dict, tuple[int, ...] | None]:
+    """``spec`` with ``_CLAIM_PLACEHOLDER`` for the ``persistentVolumeClaim.claimName`` of each
+    volume where it is a string (copies along those paths), and those volumes' indexes (None
+    without). A StatefulSet's pods each mount the claims ``<template>-<pod name>``; the decoder
+    keeps volumes as the manifest's entries and validation reads none of them (``validation``'s
+    list of fields not validated), so a claim's name is a per-pod field like the token's."""
+    at = None
+    for i, volume in enumerate(volumes):
+        if type(volume) is dict and type(claim := volume.get("persistentVolumeClaim")) is dict \
+                and type(claim.get("claimName")) is str:
+            if at is None:
+                at = []
+                volumes = list(volumes)
+            # (same key order: "claimName" and "persistentVolumeClaim" kept in place)
+            volumes[i] = {**volume, "persistentVolumeClaim": {**claim, "claimName": _CLAIM_PLACEHOLDER}}
+            at.append(i)
+    if at is None:
+        return spec, None
+    spec = dict(spec)
+    spec["volumes"] = volumes
+    return spec, tuple(at)
 
 
 def _without_token_name(spec: dict, token: str) -> tuple[dict, tuple]:

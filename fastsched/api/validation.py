@@ -115,6 +115,7 @@ __all__ = [
     "validate_priority_class",
     "validate_pod_disruption_budget",
     "validate_object_meta",
+    "validate_annotations",
     "validate_label_selector",
     "name_is_dns_subdomain",
     "name_is_dns_label",
@@ -328,6 +329,15 @@ def _validate_annotations(annotations: Mapping[str, str], parent: FieldPath, err
         total += byte_length(key) + byte_length(value)
     if total > TOTAL_ANNOTATION_SIZE_LIMIT:
         errors.append(_too_long(parent.child("annotations") if path is None else path, TOTAL_ANNOTATION_SIZE_LIMIT))
+
+
+def validate_annotations(annotations: Mapping[str, str], parent: FieldPath) -> list[FieldError]:
+    """``ValidateAnnotations`` of the object whose metadata is at ``parent`` (its errors under
+    ``parent.annotations``): what :func:`validate_object_meta` checks of them."""
+    errors: list[FieldError] = []
+    if annotations:
+        _validate_annotations(annotations, parent, errors)
+    return errors
 
 
 def _name_errors(rule: NameRule, name: str, path: FieldPath) -> list[FieldError]:

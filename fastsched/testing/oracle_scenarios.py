@@ -878,6 +878,29 @@ def _service_account_tokens(g: _Gen) -> None:
         add_service_account_token(m, rng)
 
 
+def _controller_fields(g: _Gen) -> None:
+    """The fields the StatefulSet and Indexed Job controllers write per pod, on some pods: a
+    ``spec.hostname`` and ``spec.subdomain`` (a StatefulSet's pod, or an Indexed Job's with a
+    subdomain), or a completion index annotation with ``generateName: <name>-`` (an Indexed
+    Job's). The scheduler reads none of them; fastsched's loader takes them as per-pod fields of a
+    template (``fastsched.api.templates``), so the differential covers pods stamped with their own.
+    Drawn from an RNG of its own after the rest (and after the token volumes), so the class's other
+    draws stay as they were."""
+    rng = random.Random(f"{g.cls}:{g.seed}:controller-fields")
+    for i, m in enumerate((*g.pods, *g.incoming)):
+        roll = rng.random()
+        if roll < 0.3:
+            m["spec"]["hostname"] = f"host-{i}"
+            m["spec"]["subdomain"] = "svc"
+        elif roll < 0.5:
+            meta = m["metadata"]
+            meta.setdefault("annotations", {})["batch.kubernetes.io/job-completion-index"] = str(i)
+            if meta.get("name"):
+                meta["generateName"] = f"{meta['name']}-"
+            if rng.random() < 0.5:
+                m["spec"]["hostname"] = f"job-{i}"
+
+
 def _driver_required(g: _Gen, driver: str) -> None:
     """VolumeLimitScaling (beta, on): the CSIDriver of the class's driver sets
     ``preventPodSchedulingIfMissing`` (or, rarely, false), and some nodes' CSINodes do not list
@@ -1800,18 +1823,20 @@ CLASSES: dict[str, Callable[[_Gen], None]] = {
 
 
 #: the classes whose pods mostly hold the ServiceAccount admission's token volume and mounts
-#: (:func:`_service_account_tokens`), as a cluster's pods do: those about volumes and the mixed one
+#: (:func:`_service_account_tokens`), as a cluster's pods do, and some the StatefulSet and Job
+#: controllers' per-pod fields (:func:`_controller_fields`): those about volumes and the mixed one
 SERVICE_ACCOUNT_TOKEN_CLASSES = frozenset({"volumes", "mixed"})
 
 
 def generate(cls: str, seed: int, *, service_account_tokens: bool = True) -> dict:
     """The scenario of class ``cls`` for ``seed`` (deterministic). ``service_account_tokens=False``:
-    without the token volumes of :data:`SERVICE_ACCOUNT_TOKEN_CLASSES` (the scenario as drawn
-    before they were added: the recorded hint scenarios' clusters)."""
+    without the token volumes and controller fields of :data:`SERVICE_ACCOUNT_TOKEN_CLASSES` (the
+    scenario as drawn before they were added: the recorded hint scenarios' clusters)."""
     g = _Gen(cls, seed)
     (CLASSES[cls] if cls in CLASSES else NAMED_CLASSES[cls] if cls in NAMED_CLASSES else GATED_CLASSES[cls][0])(g)
     if service_account_tokens and cls in SERVICE_ACCOUNT_TOKEN_CLASSES:
         _service_account_tokens(g)
+        _controller_fields(g)
     return _clean(g.scenario())
 
 

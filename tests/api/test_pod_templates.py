@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import random
 import warnings
 
 import pytest
@@ -179,7 +180,7 @@ def test_template_keys_tell_types_apart_and_refuse_what_marshal_cannot_write():
     m["spec"]["nodeSelector"] = Ordered(zone="a")
     assert templates.key(m) is None
     m = copy.deepcopy(TEMPLATE)
-    m["metadata"]["annotations"] = {"at": object()}
+    m["spec"]["nodeSelector"] = {"at": object()}
     assert templates.key(m) is None
 
 
@@ -223,7 +224,7 @@ def test_a_manifest_changed_in_place_and_passed_again_gets_its_new_key():
     m = copy.deepcopy(TEMPLATE)
     first = templates.key(m)
     m["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "500m"
-    m["metadata"]["labels"]["app"] = "db"  # (per pod here: the spec has affinity, so the template's)
+    m["metadata"]["labels"]["app"] = "db"  # (per pod: the affinity has no label keys)
     second = templates.key(m)
     assert second != first and second == PodTemplates().key(copy.deepcopy(m))
 
@@ -242,9 +243,14 @@ def test_same_values_is_exact():
 
 
 def _meta_spec(meta: dict | None = None, spec: dict | None = None, *, affinity: bool = True) -> dict:
+    """TEMPLATE with ``meta`` and ``spec`` fields; its affinity (whose ``matchLabelKeys`` make the
+    labels the template's) dropped unless ``affinity``."""
     m = copy.deepcopy(TEMPLATE)
     if not affinity:
         del m["spec"]["affinity"]
+    else:
+        m["spec"]["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0][
+            "podAffinityTerm"]["matchLabelKeys"] = ["app"]
     m["metadata"].update(meta or {})
     m["spec"].update(spec or {})
     return m
@@ -265,7 +271,7 @@ def test_the_shared_part_is_compared_without_the_per_pod_fields_wherever_they_ar
         _meta_spec(spec={"nodeName": None}),
         _meta_spec({"annotations": {"a": "b"}}),
         _meta_spec(),
-        _meta_spec({"labels": {"app": "db"}}),   # (the spec has affinity: the template's labels)
+        _meta_spec({"labels": {"app": "db"}}),   # (the affinity has label keys: the template's labels)
         _meta_spec({"labels": {"app": "db"}}, affinity=False),
         _meta_spec({"labels": {"app": "web"}}, affinity=False),  # (per pod now: the same key)
         _meta_spec({1: "x"}),
@@ -367,8 +373,8 @@ def test_a_stamped_pod_has_its_own_token_volume_and_mounts(options, monkeypatch)
 
 def test_the_token_name_is_per_pod_only_where_it_names_the_token_volume():
     """Only the first ``kube-api-access-`` volume's name, where it is a volume's or a mount's name, is
-    per pod: a mount of another such volume, the name elsewhere (an annotation), or a mount of the
-    token in one more container give another key."""
+    per pod: a mount of another such volume, the name elsewhere (a container's env), or a mount of
+    the token in one more container give another key."""
     key = PodTemplates().key
     base = key(_token_pod("web-0", "kube-api-access-bbbbb"))
     assert key(_token_pod("web-1", "kube-api-access-ccccc")) == base
@@ -379,9 +385,9 @@ def test_the_token_name_is_per_pod_only_where_it_names_the_token_volume():
     other["spec"]["containers"][1]["volumeMounts"][0]["name"] = "kube-api-access-bbbbb"  # not its token
     assert key(other) != base
     annotated = _token_pod("web-1", "kube-api-access-ccccc")
-    annotated["metadata"]["annotations"] = {"token": "kube-api-access-ccccc"}
+    annotated["spec"]["containers"][0]["env"] = [{"name": "TOKEN", "value": "kube-api-access-ccccc"}]
     first = _token_pod("web-0", "kube-api-access-bbbbb")
-    first["metadata"]["annotations"] = {"token": "kube-api-access-bbbbb"}
+    first["spec"]["containers"][0]["env"] = [{"name": "TOKEN", "value": "kube-api-access-bbbbb"}]
     assert key(annotated) != key(first)
     # the places are part of the key: a manifest holding the placeholder where another has the token
     # does not get that one's key
@@ -408,3 +414,215 @@ def test_stamped_and_full_path_agree_on_token_variants(tokens, init, ephemeral, 
         mounts[-1]["name"] = tokens[(pod_index + 1) % len(tokens)]
     for stamped_fields, full_fields in _load_both(docs):
         assert stamped_fields == full_fields
+
+
+# -- StatefulSet and Indexed Job pods: hostname, claims' names, annotations, generateName per pod -----
+_INDEX = "batch.kubernetes.io/job-completion-index"
+
+
+def sts_pod(ordinal: int, *, claims=("data", "logs"), affinity: bool = False, subdomain: str = "db",
+            token: str | None = None, label_keys: str | None = None, spread: bool = False) -> dict:
+    """A StatefulSet's pod as ``newStatefulSetPod`` (``updateIdentity``, ``updateStorage``) makes it
+    and a dump prints it: name ``db-<ordinal>``, its own labels, hostname and claims."""
+    name = f"db-{ordinal}"
+    spec = {"containers": [{"name": "db", "image": "postgres:16",
+                            "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
+                            "volumeMounts": [{"name": c, "mountPath": f"/{c}"} for c in claims]}],
+            "hostname": name, "subdomain": subdomain,
+            "volumes": [*({"name": c, "persistentVolumeClaim": {"claimName": f"{c}-{name}"}} for c in claims),
+                        {"name": "config", "configMap": {"name": "db-config"}}]}
+    if affinity:
+        spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 1, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname",
+                                              "labelSelector": {"matchLabels": {"app": "db"}}}}]}}
+        if label_keys is not None:  # (any spelling: the decoder's field name, or one it folds)
+            term = spec["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
+            term["podAffinityTerm"][label_keys] = ["statefulset.kubernetes.io/pod-name"]
+    if spread:
+        spec["topologySpreadConstraints"] = [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+                                              "labelSelector": {"matchLabels": {"app": "db"}}}]
+        if label_keys is not None and not affinity:
+            spec["topologySpreadConstraints"][0][label_keys] = ["controller-revision-hash"]
+    if token is not None:
+        spec["volumes"].append({"name": token, "projected": {"sources": [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}})
+        spec["containers"][0]["volumeMounts"].append(
+            {"name": token, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True})
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "generateName": "db-", "namespace": "team-a",
+                         "labels": {"app": "db", "controller-revision-hash": "db-5f8d6c",
+                                    "statefulset.kubernetes.io/pod-name": name,
+                                    "apps.kubernetes.io/pod-index": str(ordinal)},
+                         "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db",
+                                              "uid": "8b6c1f1e-0000-4000-8000-000000000002",
+                                              "controller": True, "blockOwnerDeletion": True}]},
+            "spec": spec}
+
+
+def job_pod(index: int, suffix: str = "abcde", *, subdomain: bool = True, extra_annotations=None) -> dict:
+    """An Indexed Job's pod as ``manageJob`` makes it (``addCompletionIndexAnnotation``, the label,
+    ``podGenerateNameWithIndex``, the hostname with a subdomain, ``addCompletionIndexEnvVariables``)
+    and the API server names it."""
+    spec = {"containers": [{"name": "worker", "image": "trainer:3",
+                            "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+                            "env": [{"name": "JOB_COMPLETION_INDEX", "valueFrom": {"fieldRef": {
+                                "fieldPath": f"metadata.labels['{_INDEX}']"}}}]}],
+            "restartPolicy": "Never"}
+    if subdomain:
+        spec["subdomain"] = "train"
+        spec["hostname"] = f"train-{index}"
+    annotations = {_INDEX: str(index), **(extra_annotations or {})}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"train-{index}-{suffix}", "generateName": f"train-{index}-", "namespace": "ml",
+                         "labels": {"job-name": "train", "batch.kubernetes.io/job-name": "train", _INDEX: str(index)},
+                         "annotations": annotations, "finalizers": ["batch.kubernetes.io/job-tracking"],
+                         "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "train",
+                                              "uid": "8b6c1f1e-0000-4000-8000-000000000003",
+                                              "controller": True, "blockOwnerDeletion": True}]},
+            "spec": spec}
+
+
+def _stamps(monkeypatch) -> list[bool]:
+    """Whether each pod (of a later load) was stamped."""
+    stamped: list[bool] = []
+
+    class Counting(PodTemplates):
+        def stamp(self, key, document):
+            pod = super().stamp(key, document)
+            stamped.append(pod is not None)
+            return pod
+
+    monkeypatch.setattr(load_module, "_POD_TEMPLATES", Counting())
+    return stamped
+
+
+@pytest.mark.parametrize("build", [
+    lambda i: sts_pod(i), lambda i: sts_pod(i, claims=()), lambda i: sts_pod(i, token=f"kube-api-access-{'bcdfg'[i]}z"),
+    lambda i: sts_pod(i, affinity=True, spread=True), lambda i: job_pod(i), lambda i: job_pod(i, subdomain=False),
+], ids=["statefulset", "statefulset-no-claims", "statefulset-token", "statefulset-affinity", "indexed-job",
+        "indexed-job-no-subdomain"])
+def test_controller_pods_are_stamped_from_one_template_as_the_full_path_builds_them(build, monkeypatch):
+    docs = [build(i) for i in range(5)]
+    stamped = _stamps(monkeypatch)
+    pods = load_objects(copy.deepcopy(docs))
+    assert stamped == [False, True, True, True, True]
+    for pod, doc in zip(pods, docs):
+        assert pod.volumes == tuple(doc["spec"].get("volumes", ()))
+        assert dict(pod.annotations) == doc["metadata"].get("annotations", {})
+        assert pod.generate_name == doc["metadata"]["generateName"] and pod.manifest["spec"] == doc["spec"]
+    assert pods[3].requests is pods[0].requests  # (the template's cached totals: stamped)
+    for stamped_fields, full_fields in _load_both(docs):
+        assert stamped_fields == full_fields
+
+
+@pytest.mark.parametrize("label_keys", ["matchLabelKeys", "mismatchLabelKeys", "MatchLabelKeys", "match_label_keys"])
+@pytest.mark.parametrize("where", ["affinity", "spread"])
+def test_labels_are_the_templates_only_where_label_keys_read_them(label_keys, where):
+    """Without ``matchLabelKeys``/``mismatchLabelKeys`` neither the decoder nor validation reads a
+    pod's labels: a StatefulSet with anti-affinity or spread constraints has one template; with them
+    (any spelling) each label set is a template of its own."""
+    key = PodTemplates().key
+    options = {"affinity": where == "affinity", "spread": where == "spread"}
+    assert key(sts_pod(1, **options)) == key(sts_pod(2, **options)) != key(sts_pod(2))
+    assert key(sts_pod(1, label_keys=label_keys, **options)) != key(sts_pod(2, label_keys=label_keys, **options))
+
+
+def test_per_pod_places_are_part_of_the_key():
+    """A claim's name is per pod only where it is a string claimName; a hostname's presence,
+    a claim name of another type, or one more claim give another key."""
+    key = PodTemplates().key
+    base = key(sts_pod(0))
+    no_hostname = sts_pod(1)
+    del no_hostname["spec"]["hostname"]
+    number = sts_pod(1)
+    number["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] = 7
+    assert key(no_hostname) != base and key(number) not in (None, base)
+    assert key(sts_pod(1, claims=("data", "logs", "wal"))) != base
+    bad_type = sts_pod(1)
+    bad_type["spec"]["hostname"] = 3
+    assert key(bad_type) is None
+
+
+def _outcomes(docs):
+    pairs = _load_both(docs)
+    return [a for a, _ in pairs], [b for _, b in pairs]
+
+
+_HOSTNAMES = st.sampled_from(["db-1", "Db_1", "x" * 64, "", "a.b", "-x"]) | st.text(max_size=12)
+_KEYS = st.sampled_from([_INDEX, "example.com/note", "bad key", "UPPER/x", "a/b/c", "x" * 64]) | st.text(max_size=8)
+
+
+@settings(max_examples=120, deadline=None)
+@given(ordinals=st.lists(st.integers(0, 20), min_size=2, max_size=4), hostname=st.none() | _HOSTNAMES,
+       claim=st.none() | st.text(max_size=10) | st.integers(), generate_name=st.none() | _HOSTNAMES | st.integers(),
+       at=st.integers(0, 3), token=st.booleans(), affinity=st.booleans(), spread=st.booleans(),
+       label_keys=st.none() | st.sampled_from(["matchLabelKeys", "mismatchLabelKeys"]),
+       label=st.none() | st.sampled_from(["db-9", "Bad Value", "", "x" * 64]))
+def test_stamped_and_full_path_agree_on_statefulset_variants(ordinals, hostname, claim, generate_name, at, token,
+                                                             affinity, spread, label_keys, label):
+    """StatefulSet pods (with anti-affinity, spread constraints, label keys or not), one of them
+    with a hostname, a claim name, a generateName or a pod-name label of any kind (refused, another
+    type, empty): each pod the full path's, or the same error."""
+    docs = [sts_pod(o, token=f"kube-api-access-{o:05d}" if token else None, affinity=affinity, spread=spread,
+                    label_keys=label_keys) for o in ordinals]
+    doc = docs[at % len(docs)]
+    if hostname is not None:
+        doc["spec"]["hostname"] = hostname
+    if claim is not None:
+        doc["spec"]["volumes"][1]["persistentVolumeClaim"]["claimName"] = claim
+    if generate_name is not None:
+        doc["metadata"]["generateName"] = generate_name
+    if label is not None:
+        doc["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] = label
+    stamped, full = _outcomes(docs)
+    assert stamped == full
+
+
+@settings(max_examples=120, deadline=None)
+@given(indexes=st.lists(st.integers(0, 99), min_size=2, max_size=4), key=_KEYS,
+       value=st.text(max_size=5) | st.integers() | st.just("v" * (256 * 1024)), at=st.integers(0, 3),
+       hostname=st.none() | _HOSTNAMES, unnamed=st.booleans())
+def test_stamped_and_full_path_agree_on_indexed_job_variants(indexes, key, value, at, hostname, unnamed):
+    """Indexed Job pods, one of them with another annotation of any kind (a key ValidateAnnotations
+    refuses, a value of another type, over the 256 KiB total), a hostname of any kind, or no name
+    (generateName alone): each pod the full path's, or the same error."""
+    docs = [job_pod(ix, suffix="".join(random.Random(ix).choice("bcdfg") for _ in range(5))) for ix in indexes]
+    doc = docs[at % len(docs)]
+    doc["metadata"]["annotations"][key] = value
+    if hostname is not None:
+        doc["spec"]["hostname"] = hostname
+    if unnamed:
+        del doc["metadata"]["name"]
+    stamped, full = _outcomes(docs)
+    assert stamped == full
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["metadata"]["annotations"].update({"bad key": "x"}),
+    lambda d: d["metadata"]["annotations"].update({"big": "v" * (256 * 1024)}),
+    lambda d: d["metadata"].update(generateName="Train_1-"),
+    lambda d: d["spec"].update(hostname="Train_1"),
+    lambda d: (d["metadata"].pop("name"), d["metadata"].pop("generateName")),
+], ids=["annotation-key", "annotation-size", "generate-name", "hostname", "no-name"])
+def test_a_refused_per_pod_value_takes_the_full_path(change, monkeypatch):
+    docs = [job_pod(0), job_pod(1)]
+    change(docs[1])
+    stamped = _stamps(monkeypatch)
+    try:
+        load_objects(copy.deepcopy(docs))
+    except Exception:  # noqa: BLE001 - whether the full path refuses it is the full path's business
+        pass
+    assert stamped == [False, False]
+    stamped_outcome, full_outcome = _outcomes(docs)
+    assert stamped_outcome == full_outcome
+
+
+def test_fields_of_a_stamped_pod_are_not_the_templates():
+    """The per-pod values are each pod's: nothing of one pod's is left on another."""
+    a, b = load_objects([job_pod(3), job_pod(4, "zzzzz")])
+    assert (a.annotations[_INDEX], b.annotations[_INDEX]) == ("3", "4")
+    assert (a.generate_name, b.generate_name) == ("train-3-", "train-4-")
+    c, d = load_objects([sts_pod(0), sts_pod(1)])
+    assert c.volumes[0]["persistentVolumeClaim"]["claimName"] == "data-db-0"
+    assert d.volumes[0]["persistentVolumeClaim"]["claimName"] == "data-db-1"
+    assert _fields(d)["manifest"]["spec"]["hostname"] == "db-1"

@@ -67,7 +67,7 @@ from .quantity import _AMOUNT_CACHE as _QUANTITY_CACHE
 from .quantity import _amounts as _quantity_amounts
 from ..util.goyaml import GoFloat, go_float_text, json_float
 
-__all__ = ["Decoded", "decode", "schema_kinds", "schema_api_version", "schema_client_version", "typed_yaml",
+__all__ = ["Decoded", "JSONFloat", "decode", "schema_kinds", "schema_api_version", "schema_client_version", "typed_yaml",
            "TYPED_YAML_KINDS"]
 
 
@@ -250,6 +250,20 @@ class _Leaf:
         return ManifestError(_mismatch(value, self.go, struct, go_path, kind in ("int", "float")), path)
 
 
+class JSONFloat(float):
+    """A JSON number with a fraction or an exponent, as read from JSON text: ``literal`` is its
+    text, which encoding/json quotes in its errors (``number 1e3``, ``number 1e400``)."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+    @classmethod
+    def parse(cls, text: str) -> "JSONFloat":
+        number = cls(text)
+        number.literal = text
+        return number
+
+
 def _json_kind(value: Any, numeric: bool = False) -> str:
     """What encoding/json calls a value in its errors: ``string``, ``number`` (``number 1.5``
     when it was decoding into a number type), ``bool``, ``array``, ``object``."""
@@ -260,6 +274,9 @@ def _json_kind(value: Any, numeric: bool = False) -> str:
     if isinstance(value, (int, float)):
         if not numeric:
             return "number"
+        literal = getattr(value, "literal", None)
+        if literal is not None:
+            return f"number {literal}"
         if isinstance(value, float) and value != value:
             return "number NaN"
         if isinstance(value, float) and value in (float("inf"), float("-inf")):

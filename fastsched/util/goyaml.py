@@ -331,6 +331,9 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
 
     #: go-yaml's strict mode (UnmarshalStrict): a key set twice in one mapping is an error
     strict = False
+    #: with a list here, a key set twice is recorded instead (the later value wins, as go-yaml's
+    #: Unmarshal): ``(id of the mapping's dict, go-yaml's message, 0-based line of the second value)``
+    duplicates: list | None = None
 
     yaml_implicit_resolvers: dict = {}
     yaml_constructors: dict = {}
@@ -398,7 +401,13 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
     def construct_go_map(self, node: MappingNode) -> Any:
         data: dict[str, Any] = {}
         yield data
+        log = self.duplicates
+        start = len(log) if log is not None else 0
         data.update(self.construct_mapping(node, deep=False))
+        if log is not None:
+            # the keys this mapping set twice (its own _fill and its merges'): recorded on it
+            for i in range(start, len(log)):
+                log[i] = (id(data), *log[i][1:])
 
     def construct_go_seq(self, node: SequenceNode) -> Any:
         data: list[Any] = []
@@ -427,10 +436,14 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
             value = self.construct_object(value_node, deep=deep)
             # go-yaml's map holds typed keys (true and "true" differ); sigs.k8s.io/yaml writes them as text
             typed_key = (type(key), key)
-            if self.strict and typed_key in typed:
-                # go-yaml names the line of the second value
-                raise ConstructorError(None, None, f"key {_go_verb_v(key)} already set in map",
-                                       value_node.start_mark)
+            if typed_key in typed:
+                if self.strict:
+                    # go-yaml names the line of the second value
+                    raise ConstructorError(None, None, f"key {_go_verb_v(key)} already set in map",
+                                           value_node.start_mark)
+                if self.duplicates is not None:
+                    self.duplicates.append((None, f"key {_go_verb_v(key)} already set in map",
+                                            value_node.start_mark.line))
             typed.add(typed_key)
             out[self._key_text(key, value, key_node)] = value
 

@@ -121,6 +121,15 @@ def _masked_name(text: str, layout: tuple[int, str]) -> tuple[str, str] | None:
     return text[:start] + prefix + "\x00" + text[end:], name
 
 
+def _execute(template: Any, env: dict, what: str) -> str:
+    """``template`` rendered with ``env``; an execution error (a missing parameter a function
+    reads) is the workload's error naming the op's field, as upstream fails the test with it."""
+    try:
+        return template.execute(env)
+    except TemplateError as exc:
+        raise WorkloadError(f"{what}: {exc}") from None
+
+
 def _at_least(count: Callable[[], int], want: int) -> bool:
     return count() >= want
 
@@ -186,8 +195,8 @@ class WorkloadOps:
             if template is None or (static is not None):
                 node = static
             else:
-                text = template.execute({**params, "Index": i, "Count": count}) if not template.is_static \
-                    else template.execute({})
+                text = _execute(template, {**params, "Index": i, "Count": count} if not template.is_static
+                                else {}, what)
                 node = self._node_from_text(text, path, what, allocatable)
                 if template.is_static:
                     static = node
@@ -298,7 +307,7 @@ class WorkloadOps:
             text, key_path = yaml.safe_dump(_BASE_POD), "makeBasePod"
         else:
             template = self._template(path, what)
-            text = template.execute({} if template.is_static else env)
+            text = _execute(template, {} if template.is_static else env, what)
             key_path = path
         key = ("pod", key_path, text)
         entry = self.parsed.get(key)

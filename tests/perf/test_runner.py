@@ -568,3 +568,19 @@ def test_the_waits_defer_full_collections_and_run_their_own_every_so_many_attemp
     assert replacing and all(t > 10 ** 6 for t in replacing)
     attempts = r.phases[0].pods_scheduled + 6
     assert sum(1 for t in full if t > 10 ** 6) >= attempts // 5 - 1
+
+
+@pytest.mark.parametrize("field", ["podTemplatePath", "nodeTemplatePath"])
+def test_a_template_that_fails_to_execute_fails_the_workload(tmp_path, field):
+    """A template whose execution fails (a function of a parameter the op does not give, as
+    gang-pod.yaml's DivideInt without its parameters) fails the workload with the template's
+    error; it escaped run_workload as a TemplateError when createPods or createNodes rendered it."""
+    (tmp_path / "bad.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p-{{DivideInt .Missing 2}}\n")
+    ops = {"podTemplatePath": "[{opcode: createNodes, count: 1}, {opcode: createPods, count: 2, collectMetrics: true,"
+                              " podTemplatePath: bad.yaml}]",
+           "nodeTemplatePath": "[{opcode: createNodes, count: 1, nodeTemplatePath: bad.yaml}, {opcode: createPods,"
+                               " count: 2, collectMetrics: true}]"}[field]
+    (tmp_path / "config.yaml").write_text(f"- name: T\n  workloadTemplate: {ops}\n  workloads: [{{name: w}}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed"
+    assert f"{field}: template: bad.yaml:4:" in r.reason and "error calling DivideInt" in r.reason, r.reason

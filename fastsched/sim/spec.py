@@ -14,7 +14,7 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..api import ManifestError
-from ..api.quantity import FORMAT_WRONG, SUFFIX_WRONG, resource_amount
+from ..api.quantity import resource_amount
 from ..api.util_validation import label_value_errors, qualified_name_errors
 from ..util.field import go_quote
 from ..errors import LocatedError
@@ -249,7 +249,7 @@ def amount(resource: str, value: Any, path: str) -> int:
         result = resource_amount(resource, value)
     except (ManifestError, ValueError) as exc:
         reason = str(getattr(exc, "reason", exc))
-        raise SpecError(path, reason if reason.startswith(("invalid quantity", FORMAT_WRONG, SUFFIX_WRONG))
+        raise SpecError(path, reason if reason.startswith("invalid quantity")
                         else f"invalid quantity {value!r}: {reason}") from None
     if result < 0:
         raise SpecError(path, f"must not be negative, got {value!r}")

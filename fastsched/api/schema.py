@@ -772,24 +772,8 @@ def _key_target(target: Any, key: str, embedded: frozenset[str]) -> Any:
     return None
 
 
-def _typed(value: Any, target: Any, roots: frozenset) -> Any:
+def _typed_scalar(value: Any, target: Any) -> Any:
     kind = type(value)
-    if kind is dict:
-        embedded: frozenset[str] = frozenset()
-        if type(target) is _Struct:
-            embedded = _EMBEDDED.get(target.name, frozenset())
-            if target in roots:
-                embedded = embedded | _TYPE_META
-        return {key: _typed(item, _key_target(target, key, embedded), roots) for key, item in value.items()}
-    if kind is list:
-        target_kind = type(target)
-        if target_kind is _List:
-            item_target = target.item
-        elif target_kind is _Leaf and target.kind == "list":
-            item_target = target.item
-        else:
-            item_target = None
-        return [_typed(item, item_target, roots) for item in value]
     if type(target) is _Leaf and target.kind == "string" and target.go != "[]byte":
         # a number or bool for a string-kinded field becomes its text (convertToJSONableObject)
         if kind is bool:
@@ -802,6 +786,49 @@ def _typed(value: Any, target: Any, roots: frozenset) -> Any:
     if kind is GoFloat:
         return json_float(value, value.mark)
     return value
+
+
+def _item_target(target: Any) -> Any:
+    target_kind = type(target)
+    if target_kind is _List or (target_kind is _Leaf and target.kind == "list"):
+        return target.item
+    return None
+
+
+def _typed(value: Any, target: Any, roots: frozenset) -> Any:
+    """:func:`typed_yaml`'s walk, without recursion (a template nested a few hundred levels deep,
+    which go-yaml reads, would exhaust Python's stack)."""
+    if type(value) is dict:
+        out: Any = {}
+    elif type(value) is list:
+        out = [None] * len(value)
+    else:
+        return _typed_scalar(value, target)
+    stack = [(value, target, out)]
+    while stack:
+        source, source_target, copy = stack.pop()
+        if type(source) is dict:
+            embedded: frozenset[str] = frozenset()
+            if type(source_target) is _Struct:
+                embedded = _EMBEDDED.get(source_target.name, frozenset())
+                if source_target in roots:
+                    embedded = embedded | _TYPE_META
+            items: Any = source.items()
+        else:
+            item_target = _item_target(source_target)
+            items = enumerate(source)
+        for key, item in items:
+            child_target = _key_target(source_target, key, embedded) if type(source) is dict else item_target
+            if type(item) is dict:
+                child: Any = {}
+            elif type(item) is list:
+                child = [None] * len(item)
+            else:
+                copy[key] = _typed_scalar(item, child_target)
+                continue
+            copy[key] = child
+            stack.append((item, child_target, child))
+    return out
 
 
 def typed_yaml(document: Any, kind: str | None) -> Any:

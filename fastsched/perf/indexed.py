@@ -231,8 +231,11 @@ def index_plan(text: str, loader: Callable[[str], Any] = GoYAMLTypedLoader,
             return k.value
         return object()  # other key types: not in the document's keys, refused above
 
-    if not walk(node, doc, ()):
-        return None
+    try:
+        if not walk(node, doc, ()):
+            return None
+    except RecursionError:
+        return None  # nested deeper than the walk's stack: no plan, the caller parses each text
     if found == 0 or found != text.count(_S):
         return None
     if convert is not None:

@@ -584,3 +584,19 @@ def test_a_template_that_fails_to_execute_fails_the_workload(tmp_path, field):
     r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
     assert r.status == "failed"
     assert f"{field}: template: bad.yaml:4:" in r.reason and "error calling DivideInt" in r.reason, r.reason
+
+
+@pytest.mark.parametrize("depth", [400, 900])
+def test_a_template_nested_hundreds_of_levels_deep_fails_the_workload_at_its_field(tmp_path, depth):
+    """go-yaml reads a document nested a few hundred levels deep; the index plan's walk and the
+    typed conversion recursed once per level and raised RecursionError out of run_workload. The
+    workload now fails with the decoder's error at the field (an overhead that is no quantity)."""
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: p-}\nspec:\n  containers: [{name: c, image: i}]\n"
+        "  overhead: {x: " + "[" * depth + "]" * depth + "}\n")
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createNodes, count: 1}, {opcode: createPods, count: 2,"
+        " collectMetrics: true, podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w", wait_timeout=5)
+    assert r.status == "failed"
+    assert "pod.yaml: spec.overhead.x: quantities must match the regular expression" in r.reason, r.reason

@@ -47,7 +47,7 @@ from .decode import PARSERS as _PARSERS
 from .decode import SUPPORTED_KINDS
 from .errors import ManifestError, warn_manifest
 from .objects import KubeObject, Pod, register_loader
-from .schema import _json_kind
+from .schema import JSONFloat, _json_kind
 from .schema import decode as _decode
 from .schema import schema_api_version as _schema_api_version
 from .schema import schema_kinds as _schema_kinds
@@ -102,42 +102,124 @@ def _read_file(file_name: str) -> str:
         raise ManifestError(f"cannot read {file_name!r}: {NOT_UTF8_TEXT}") from None
 
 
-def _read_sources(source: Any) -> list[tuple[list[Any], str | None]]:
+def _read_sources(source: Any, duplicates: dict | None = None) -> list[tuple[list[Any], str | None]]:
     """``(documents, file name)`` for each file of a source: YAML/JSON text or bytes (one entry,
-    file name None), a file, or a directory of manifest files."""
+    file name None), a file, or a directory of manifest files. With ``duplicates`` (strict
+    decoding), the keys set twice are recorded there (see :func:`_parse_text`)."""
     if isinstance(source, (bytes, bytearray)):
         try:
             text = bytes(source).decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ManifestError(f"manifest bytes are not UTF-8: {exc}") from None
-        return [(_parse_text(text, None), None)]
+        return [(_parse_text(text, None, duplicates), None)]
     if not _names_a_file(source):
-        return [(_parse_text(source, None), None)]
+        return [(_parse_text(source, None, duplicates), None)]
     path = os.fspath(source)
     if os.path.isdir(path):
-        return [(_parse_text(_read_file(name), name), name) for name in _manifest_files(path)]
-    return [(_parse_text(_read_file(path), path), path)]
+        return [(_parse_text(_read_file(name), name, duplicates), name) for name in _manifest_files(path)]
+    return [(_parse_text(_read_file(path), path, duplicates), path)]
 
 
-def _read_documents(source: Any) -> tuple[list[Any], str | None]:
+def _read_documents(source: Any, duplicates: dict | None = None) -> tuple[list[Any], str | None]:
     """The non-empty documents of YAML/JSON text or one file, and the file name (None for text)."""
-    sources = _read_sources(source)
+    sources = _read_sources(source, duplicates)
     if len(sources) != 1:
         raise ManifestError(f"expected one manifest file, got the directory {os.fspath(source)!r}")
     return sources[0]
 
 
-def _parse_text(text: str, file_name: str | None) -> list[Any]:
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON")
+
+
+def _json_documents(text: str, duplicates: dict | None) -> list[Any]:
+    """JSON text as Go's encoding/json reads it: NaN and Infinity are no JSON (ValueError: the
+    caller reads the text as YAML then, as apimachinery's YAMLOrJSONDecoder falls back, where they
+    are strings); a float keeps its literal for the decoder's messages (``number 1e3``); a key set
+    twice in an object decodes as Go decodes into a struct or map: an object over an earlier
+    object is merged into it (the later keys winning), anything else replaces. The repeated keys
+    are recorded in ``duplicates`` (id of the object's dict -> [(key, None)]) when it is given."""
+    merged_into: dict[int, int] = {}  # id of an object merged away -> id of the one it went into
+    keep: list[dict] = []  # (the merged-away objects stay alive: their ids stay unique)
+
+    def merge(old: dict, new: dict) -> None:
+        merged_into[id(new)] = id(old)
+        keep.append(new)
+        for key, value in new.items():
+            before = old.get(key)
+            if type(before) is dict and type(value) is dict:
+                merge(before, value)
+            else:
+                old[key] = value
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                if duplicates is not None:
+                    duplicates.setdefault(id(out), []).append((key, None))
+                before = out[key]
+                if type(before) is dict and type(value) is dict:
+                    merge(before, value)
+                    continue
+            out[key] = value
+        return out
+
+    documents = [json.loads(text, object_pairs_hook=hook, parse_constant=_refuse_constant,
+                            parse_float=JSONFloat.parse)]
+    if duplicates is not None and merged_into:
+        for gone, into in merged_into.items():  # (the repeated keys of a merged object are its target's)
+            while into in merged_into:
+                into = merged_into[into]
+            if gone in duplicates:
+                duplicates.setdefault(into, []).extend(duplicates.pop(gone))
+    return documents
+
+
+def _chunk_starts(text: str) -> list[int]:
+    """The 0-based first line of each document as apimachinery's YAMLReader cuts a stream: a
+    line starting with ``---`` (then only spaces or a comment) ends a non-empty document; a
+    leading one belongs to the first."""
+    starts, filled = [0], False
+    for index, line in enumerate(text.split("\n")):
+        rest = line[3:].strip() if line.startswith("---") else None
+        if rest is not None and (not rest or rest[0] == "#"):
+            if filled:
+                starts.append(index + 1)
+                filled = False
+                continue
+        filled = True
+    return starts
+
+
+def _parse_text(text: str, file_name: str | None, duplicates: dict | None = None) -> list[Any]:
+    """The documents of YAML or JSON text. With ``duplicates`` (strict decoding), a key set twice
+    in a mapping is recorded there, by the id of the mapping's dict: ``[(key, None)]`` for JSON,
+    ``[(go-yaml's message, line in the document)]`` for YAML (the line counted as the API server
+    counts it, from the start of the document's part of the stream)."""
     if text.lstrip()[:1] in ("{", "["):
         try:
-            return [json.loads(text)]
+            return _json_documents(text, duplicates)
         except ValueError:
             pass  # not JSON after all: YAML flow style, or broken; let the YAML parser decide
     try:
-        documents = list(yaml.load_all(text, Loader=_YAML_LOADER))
+        loader = _YAML_LOADER(text)
+        if duplicates is not None:
+            loader.duplicates = []
+        try:
+            documents = []
+            while loader.check_data():
+                documents.append(loader.get_data())
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         error = ManifestError(f"invalid YAML: {exc}")
         raise (error.with_source(file_name) if file_name else error) from None
+    if duplicates is not None and loader.duplicates:
+        starts = _chunk_starts(text)
+        for owner, message, line in loader.duplicates:
+            start = max(s for s in starts if s <= line)
+            duplicates.setdefault(owner, []).append((message, line - start + 1))
     return [document for document in documents if document is not None]
 
 
@@ -211,11 +293,14 @@ class _LoadContext:
     """
 
     __slots__ = ("strict", "validate", "gates", "warn_unknown_kinds", "skipped_kinds", "unknown_fields",
-                 "case_folded", "decoded_under", "on_stamped")
+                 "case_folded", "decoded_under", "on_stamped", "duplicates")
 
     def __init__(self, strict: bool, validate: bool = True, warn_unknown_kinds: bool = True,
                  gates: Mapping[str, bool] | None = None, on_stamped: Callable[[Pod], None] | None = None):
         self.strict = strict
+        #: with ``strict``: the keys set twice in the text read (see :func:`_parse_text`), by the
+        #: id of the mapping's dict; None without ``strict`` (a repeated key is not an error)
+        self.duplicates: dict[int, list[tuple[str, int | None]]] | None = {} if strict else None
         #: called with each Pod stamped from a template (see objects_of)
         self.on_stamped = on_stamped
         self.validate = validate
@@ -230,7 +315,7 @@ class _LoadContext:
     def parse(self, kind: str, document: Mapping[str, Any]) -> KubeObject:
         """Decode, build and validate one object of a known kind (a Pod stamped from a template
         seen before: from that template, see :mod:`.templates`)."""
-        if kind != "Pod":
+        if kind != "Pod" or (self.duplicates and self._duplicate_problems(document, ())):
             obj = self._parse(kind, document)
         else:
             key = _POD_TEMPLATES.key(document)
@@ -261,6 +346,10 @@ class _LoadContext:
                     and api_version not in _SAME_SCHEMA_VERSIONS.get(kind, ()):
                 raise _unsupported_version(kind, api_version)
             decoded = _decode(document, kind)
+            if self.duplicates:
+                problems = self._duplicate_problems(document, (*decoded.unknown, *decoded.case_folded))
+                if problems:
+                    raise ManifestError(f"strict decoding error: {', '.join(problems)}")
             if decoded.unknown or decoded.case_folded:
                 self._note_paths(kind, document, decoded.unknown, decoded.case_folded)
             if decoded.document is not document:
@@ -275,6 +364,50 @@ class _LoadContext:
                 _POD_TEMPLATES.remember(template_key, obj)
         obj.admitted = True
         return obj
+
+    def _duplicate_problems(self, document: Mapping[str, Any], unknown: tuple[str, ...]) -> list[str]:
+        """apimachinery's strict decoding errors for ``document`` when a key is set twice in it
+        (else []), with its ``unknown`` fields: for YAML go-yaml's ``yaml: unmarshal errors:``
+        naming each repeated key's line first, then the unknown fields; for JSON sigs.k8s.io/json's
+        ``duplicate field "metadata.name"`` and ``unknown field`` in document order (a repeated
+        key where its later value ends)."""
+        duplicates = self.duplicates
+        assert duplicates is not None
+        lines: list[tuple[int, str]] = []
+        events: list[tuple[int, str]] = []  # (position in the document, error)
+        starts: dict[str, int] = {}
+        position = 0
+
+        def walk(value: Any, path: str) -> None:
+            nonlocal position
+            if type(value) is dict:
+                ends: dict[str, int] = {}
+                for key, item in value.items():
+                    child = f"{path}.{key}" if path else str(key)
+                    position += 1
+                    starts.setdefault(child, position)
+                    walk(item, child)
+                    position += 1
+                    ends[str(key)] = position
+                for key, line in duplicates.get(id(value), ()):
+                    if line is not None:  # YAML: go-yaml's message and line
+                        lines.append((line, key))
+                    else:
+                        events.append((ends.get(key, position), f'duplicate field "{f"{path}.{key}" if path else key}"'))
+            elif type(value) is list:
+                for index, item in enumerate(value):
+                    walk(item, f"{path}[{index}]")
+
+        walk(document, "")
+        if not lines and not events:
+            return []
+        unknown_events = [(starts.get(p, position + 1), f'unknown field "{p}"') for p in unknown]
+        if lines:
+            yaml_error = "yaml: unmarshal errors:\n" + "\n".join(f"  line {line}: {message}"
+                                                                 for line, message in sorted(lines))
+            return [yaml_error, *(error for _, error in unknown_events)]
+        # (a key repeated three times is one error, as sigs.k8s.io/json reports it)
+        return list(dict.fromkeys(error for _, error in sorted(events + unknown_events, key=lambda event: event[0])))
 
     def _note_paths(self, kind: str, document: Mapping[str, Any], unknown: Iterable[str],
                     case_folded: Iterable[str]) -> None:
@@ -315,6 +448,7 @@ def load_one(cls: type[KubeObject], source: Any, *, strict: bool = False, valida
     kind = cls.KIND
     file_name = None
     document: object  # checked to be a Mapping below
+    context = _LoadContext(strict, validate, gates=feature_gates)
     if type(source) is dict:
         document = source
     elif isinstance(source, cls):
@@ -322,7 +456,7 @@ def load_one(cls: type[KubeObject], source: Any, *, strict: bool = False, valida
     elif isinstance(source, KubeObject):
         raise ManifestError(f"expected a {kind}, got a {source.KIND}")
     elif isinstance(source, (str, bytes, bytearray, os.PathLike)):
-        documents, file_name = _read_documents(source)
+        documents, file_name = _read_documents(source, context.duplicates)
         if len(documents) != 1:
             error = ManifestError(f"expected exactly one {kind} document, got {len(documents)}")
             raise error.with_source(file_name) if file_name else error
@@ -333,7 +467,6 @@ def load_one(cls: type[KubeObject], source: Any, *, strict: bool = False, valida
         document = source
     else:
         raise ManifestError(f"cannot read a {kind} from {type(source).__name__}")
-    context = _LoadContext(strict, validate, gates=feature_gates)
     try:
         if not isinstance(document, Mapping):
             raise ManifestError(f"expected a {kind} manifest (a map), got {type_name(document)}")
@@ -517,7 +650,7 @@ def load_objects(source: Any, *, strict: bool = False, ignore_unknown: bool = Fa
     # as long as the parsing itself when loading 100k objects: pause it for the bulk build.
     with collector_paused():
         if isinstance(source, (str, bytes, bytearray, os.PathLike)):
-            for documents, file_name in _read_sources(source):
+            for documents, file_name in _read_sources(source, context.duplicates):
                 several = len(documents) > 1
                 for index, document in enumerate(documents):
                     where = ": ".join(part for part in (file_name, f"document {index + 1}" if several else None)

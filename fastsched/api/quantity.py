@@ -13,6 +13,12 @@ Like upstream, a parsed value is rounded away from zero to a whole number of nan
 (``0.1n`` becomes ``1n``) and binary-suffixed values are capped at 2^63-1. The parsed value is
 therefore an exact integer count of nano-units, which is what :class:`Quantity` stores.
 
+Errors are ParseQuantity's own where it refuses the text too: ``quantities must match the regular
+expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`` (the text does not scan: ``abc``,
+``0x10``, the empty string) and ``unable to parse quantity's suffix`` (``1Qi``, ``1.5m5``), after
+the field path. Text is trimmed of spaces first, as ``Quantity.UnmarshalJSON`` trims it, and a JSON
+number is parsed from its literal (``1e400``).
+
 Deliberate differences from upstream ``ParseQuantity``:
 
 * a quantity must contain at least one digit: upstream accepts ``"Gi"``, ``"m"``, ``"e3"`` or
@@ -73,6 +79,17 @@ class _Malformed(ValueError):
     """Internal: why a quantity string failed to parse (no path or quoting yet)."""
 
 
+class _Upstream(_Malformed):
+    """Internal: a quantity ParseQuantity refuses too, with its error's text as it is."""
+
+
+#: ParseQuantity's ErrFormatWrong and ErrSuffix
+FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+SUFFIX_WRONG = "unable to parse quantity's suffix"
+# what Go's strings.TrimSpace removes (Quantity.UnmarshalJSON trims the text before parsing)
+_SPACE = " \t\n\v\f\r\x85\xa0"
+
+
 def parse_int64(text: str) -> int | None:
     """Go ``strconv.ParseInt(text, 10, 64)``: the integer, or None if invalid or out of range."""
     if _INT64_RE.fullmatch(text) is None:
@@ -85,13 +102,16 @@ def parse_int64(text: str) -> int | None:
 
 def _nanos_from_text(text: str) -> int:
     """Parse a quantity string into an exact count of nano-units (upstream rounding and caps)."""
-    match = _QUANTITY_RE.fullmatch(text)
+    match = _QUANTITY_RE.fullmatch(text) if text else None
     if match is None:
-        raise _Malformed("expected <sign><digits>[.<digits>]<suffix>, e.g. 100m, 1.5, 2Gi or 1e3")
+        raise _Upstream(FORMAT_WRONG)
     sign, whole, fraction, suffix = match.groups()
     fraction = fraction or ""
     if not whole and not fraction:
-        raise _Malformed("no digits before the suffix")
+        if suffix not in _DECIMAL_SUFFIX_EXPONENTS and suffix not in _BINARY_SUFFIX_BITS and not (
+                len(suffix) > 1 and suffix[0] in "eE" and parse_int64(suffix[1:]) is not None):
+            raise _Upstream(SUFFIX_WRONG)
+        raise _Malformed("no digits before the suffix")  # (upstream reads it as 0: see the module)
     if len(whole) + len(fraction) > _MAX_DIGITS:
         raise _Malformed(f"more than {_MAX_DIGITS} digits")
 
@@ -103,11 +123,9 @@ def _nanos_from_text(text: str) -> int:
             if len(suffix) > 1 and suffix[0] in "eE":
                 exponent = parse_int64(suffix[1:])
                 if exponent is None:
-                    raise _Malformed(f"invalid exponent in suffix {suffix!r}")
+                    raise _Upstream(SUFFIX_WRONG)
             else:
-                raise _Malformed(
-                    f"unknown suffix {suffix!r} (want one of Ki Mi Gi Ti Pi Ei, n u m k M G T P E, "
-                    "or an exponent such as e3)")
+                raise _Upstream(SUFFIX_WRONG)
 
     digits = (whole + fraction).lstrip("0")
     if not digits:
@@ -152,11 +170,17 @@ def _quantity_text(value: Any) -> str:
     """The textual form of a quantity given as a YAML/JSON scalar."""
     value_type = type(value)
     if value_type is str:
+        if value and (value[0] in _SPACE or value[-1] in _SPACE):
+            return value.strip(_SPACE)  # as Quantity.UnmarshalJSON trims it
         return value
     if value_type is int:
         return str(value)
     if value_type is float:
         return repr(value)  # shortest round-trip form: 0.5, 1e-05, 1e+20; inf/nan fail to parse
+    if isinstance(value, float) and type(value) is not bool:
+        # a JSON number with its literal (fastsched.api.schema.JSONFloat): UnmarshalJSON parses
+        # the literal, so 1e400 is a (huge) quantity, not an infinity
+        return getattr(value, "literal", None) or repr(float(value))
     if isinstance(value, Quantity):
         return value._text
     raise _Malformed(f"expected a string or number, got {type_name(value)}")
@@ -191,6 +215,8 @@ def _amounts(value: Any, path: str | None) -> tuple[int, int, int]:
         return value * _NANOS_PER_UNIT, value * 1000, value
     try:
         return _amounts_of_text(_quantity_text(value))
+    except _Upstream as exc:
+        raise QuantityError(str(exc), path) from None  # ParseQuantity's own words (no value, as upstream)
     except _Malformed as exc:
         raise QuantityError(f"invalid quantity {_show(value)}: {exc}", path) from None
 

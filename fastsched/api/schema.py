@@ -65,8 +65,10 @@ from ._manifest import child_path as _child_path
 from .errors import ManifestError, QuantityError
 from .quantity import _AMOUNT_CACHE as _QUANTITY_CACHE
 from .quantity import _amounts as _quantity_amounts
+from ..util.goyaml import GoFloat, go_float_text, json_float
 
-__all__ = ["Decoded", "decode", "schema_kinds", "schema_api_version", "schema_client_version"]
+__all__ = ["Decoded", "JSONFloat", "decode", "schema_kinds", "schema_api_version", "schema_client_version", "typed_yaml",
+           "TYPED_YAML_KINDS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +250,20 @@ class _Leaf:
         return ManifestError(_mismatch(value, self.go, struct, go_path, kind in ("int", "float")), path)
 
 
+class JSONFloat(float):
+    """A JSON number with a fraction or an exponent, as read from JSON text: ``literal`` is its
+    text, which encoding/json quotes in its errors (``number 1e3``, ``number 1e400``)."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+    @classmethod
+    def parse(cls, text: str) -> "JSONFloat":
+        number = cls(text)
+        number.literal = text
+        return number
+
+
 def _json_kind(value: Any, numeric: bool = False) -> str:
     """What encoding/json calls a value in its errors: ``string``, ``number`` (``number 1.5``
     when it was decoding into a number type), ``bool``, ``array``, ``object``."""
@@ -258,6 +274,9 @@ def _json_kind(value: Any, numeric: bool = False) -> str:
     if isinstance(value, (int, float)):
         if not numeric:
             return "number"
+        literal = getattr(value, "literal", None)
+        if literal is not None:
+            return f"number {literal}"
         if isinstance(value, float) and value != value:
             return "number NaN"
         if isinstance(value, float) and value in (float("inf"), float("-inf")):
@@ -662,6 +681,173 @@ def _value_report(value: Any, sub: Any, path: str, go_path: str, go: str, owner:
     return {k: (x if x is None else _value_report(x, item, _map_key_path(path, k), go_path, item_go, owner,
                                                   report))
             for k, x in value.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# sigs.k8s.io/yaml's typed decoding (scheduler_perf's templates)
+# --------------------------------------------------------------------------------------------
+_LOCAL_REF = frozenset({"name"})  # LocalObjectReference
+_VOLUME_SOURCE = frozenset({
+    "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi",
+    "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc",
+    "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "projected",
+    "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image"})
+_PV_SOURCE = frozenset({
+    "gcePersistentDisk", "awsElasticBlockStore", "hostPath", "glusterfs", "nfs", "rbd", "iscsi", "cinder", "cephfs",
+    "fc", "flocker", "flexVolume", "azureFile", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk",
+    "portworxVolume", "scaleIO", "local", "storageos", "csi"})
+_CONTAINER_COMMON = frozenset({
+    "name", "image", "command", "args", "workingDir", "ports", "envFrom", "env", "resources", "resizePolicy",
+    "restartPolicy", "restartPolicyRules", "volumeMounts", "volumeDevices", "livenessProbe", "readinessProbe",
+    "startupProbe", "lifecycle", "terminationMessagePath", "terminationMessagePolicy", "imagePullPolicy",
+    "securityContext", "stdin", "stdinOnce", "tty"})
+#: the JSON fields a struct has through an embedded (inline) struct, by schema struct name, for the
+#: kinds scheduler_perf decodes typed (k8s.io/api v0.37.2, listed by reflection over their types)
+_EMBEDDED: dict[str, frozenset[str]] = {
+    "V1Volume": _VOLUME_SOURCE, "V1PersistentVolumeSpec": _PV_SOURCE,
+    "V1EphemeralContainer": _CONTAINER_COMMON, "V1Probe": frozenset({"exec", "httpGet", "tcpSocket", "grpc"}),
+    "V1DeviceClaimConfiguration": frozenset({"opaque"}), "V1DeviceAllocationConfiguration": frozenset({"opaque"}),
+    **{name: _LOCAL_REF for name in ("V1ConfigMapVolumeSource", "V1SecretProjection", "V1ConfigMapProjection",
+                                     "V1ConfigMapEnvSource", "V1SecretEnvSource", "V1ConfigMapKeySelector",
+                                     "V1SecretKeySelector")},
+}
+_TYPE_META = frozenset({"apiVersion", "kind"})
+
+#: the kinds upstream's scheduler_perf decodes into typed objects (getSpecFromFile,
+#: getSpecFromTextTemplateFile): :func:`typed_yaml` knows their embedded structs
+TYPED_YAML_KINDS = frozenset({"Pod", "Node", "PersistentVolume", "PersistentVolumeClaim", "Namespace", "PodGroup",
+                              "ResourceClaim"})
+
+
+class _Embedded:
+    """An embedded struct as a conversion target: ``names`` are its fields, which ``owner`` (the
+    struct embedding it) holds flattened."""
+
+    __slots__ = ("owner", "names")
+
+    def __init__(self, owner: _Struct, names: frozenset[str]):
+        self.owner = owner
+        self.names = names
+
+
+def _fold_match(key: str, names: Any) -> str | None:
+    """The name in ``names`` that ``key`` is (exactly, else as encoding/json folds it), or None."""
+    if key in names:
+        return key
+    folded = key.translate(_GO_FOLD)
+    for name in names:
+        if name.translate(_GO_FOLD) == folded:
+            return name
+    return None
+
+
+def _field_target(struct: _Struct, name: str) -> Any:
+    sub = struct.fields[name][1]
+    return struct.leaves[name] if sub is None else sub
+
+
+def _key_target(target: Any, key: str, embedded: frozenset[str]) -> Any:
+    """The conversion target of ``key``'s value under ``target`` (None: none, an untyped subtree)."""
+    kind = type(target)
+    if kind is _Struct:
+        entry = target.fields.get(key)
+        if entry is None:
+            entry = target.folded.get(key.translate(_GO_FOLD))
+            if entry is None:
+                return None  # an unknown field: converted as untyped (the strict decoder refuses it)
+        name = entry[0]
+        if name in embedded:
+            # sigs.k8s.io/yaml passes the embedded struct itself (reflect's Field(index[0])), not
+            # the promoted field: its value is not converted, and its keys are looked up among the
+            # embedded struct's fields
+            return _Embedded(target, _EMBEDDED.get(target.name, _TYPE_META))
+        return _field_target(target, name)
+    if kind is _Map:
+        return target.item
+    if kind is _Embedded:
+        name = _fold_match(key, target.names)
+        return None if name is None else _field_target(target.owner, name)
+    if kind is _Leaf and target.kind == "map":
+        return target.item
+    return None
+
+
+def _typed_scalar(value: Any, target: Any) -> Any:
+    kind = type(value)
+    if type(target) is _Leaf and target.kind == "string" and target.go != "[]byte":
+        # a number or bool for a string-kinded field becomes its text (convertToJSONableObject)
+        if kind is bool:
+            return "true" if value else "false"
+        if kind is int:
+            return str(value)
+        if kind is GoFloat:
+            return go_float_text(value)
+        return value
+    if kind is GoFloat:
+        return json_float(value, value.mark)
+    return value
+
+
+def _item_target(target: Any) -> Any:
+    target_kind = type(target)
+    if target_kind is _List or (target_kind is _Leaf and target.kind == "list"):
+        return target.item
+    return None
+
+
+def _typed(value: Any, target: Any, roots: frozenset) -> Any:
+    """:func:`typed_yaml`'s walk, without recursion (a template nested a few hundred levels deep,
+    which go-yaml reads, would exhaust Python's stack)."""
+    if type(value) is dict:
+        out: Any = {}
+    elif type(value) is list:
+        out = [None] * len(value)
+    else:
+        return _typed_scalar(value, target)
+    stack = [(value, target, out)]
+    while stack:
+        source, source_target, copy = stack.pop()
+        if type(source) is dict:
+            embedded: frozenset[str] = frozenset()
+            if type(source_target) is _Struct:
+                embedded = _EMBEDDED.get(source_target.name, frozenset())
+                if source_target in roots:
+                    embedded = embedded | _TYPE_META
+            items: Any = source.items()
+        else:
+            item_target = _item_target(source_target)
+            items = enumerate(source)
+        for key, item in items:
+            child_target = _key_target(source_target, key, embedded) if type(source) is dict else item_target
+            if type(item) is dict:
+                child: Any = {}
+            elif type(item) is list:
+                child = [None] * len(item)
+            else:
+                copy[key] = _typed_scalar(item, child_target)
+                continue
+            copy[key] = child
+            stack.append((item, child_target, child))
+    return out
+
+
+def typed_yaml(document: Any, kind: str | None) -> Any:
+    """``document`` (loaded with :class:`~fastsched.util.goyaml.GoYAMLTypedLoader`) as
+    sigs.k8s.io/yaml's typed ``Unmarshal`` into a ``kind`` object hands it to encoding/json: along
+    the Go type of each field (matched exactly, else case-insensitively), an int, float or bool
+    in a string field (a label value ``yes``, a name ``0o17``) becomes its text (floats with
+    float32 digits: ``1e7`` -> "1e+07"); floats elsewhere become JSON numbers, NaN and the
+    infinities json.Marshal's error (a ``yaml.YAMLError``). Fields of an embedded struct
+    (``apiVersion``, a volume's ``hostPath``, a key selector's ``name``) get the embedded struct as
+    their target, as upstream's reflection does: their scalars are not converted. Types with their
+    own UnmarshalJSON (Quantity, IntOrString, Time, RawExtension) and unknown fields take their
+    values untyped. ``kind`` is one of :data:`TYPED_YAML_KINDS`, or None for an untyped target
+    (an Unstructured, YAMLToJSON): only the floats are converted. The input is not modified."""
+    if kind is None:
+        return _typed(document, None, frozenset())
+    schema = _schema or _load()
+    root = schema.roots[kind]
+    return _typed(document, root, frozenset({root}))
 
 
 # --------------------------------------------------------------------------------------------

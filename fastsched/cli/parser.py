@@ -123,7 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"show the N best nodes (default {EXPLAIN_LIMIT}; 0: all)")
     shown.add_argument("--all", action="store_true", help="show every node")
     e.add_argument("--seed", type=_nonneg_int, default=0, help="seed for generated names and ties")
-    e.add_argument("--strict", action="store_true", help="unknown manifest fields are errors, not warnings")
+    e.add_argument("--strict", action="store_true",
+                   help="unknown manifest fields and keys set twice are errors (the API server's strict "
+                        "field validation), not warnings")
     e.add_argument("--json", action="store_true", help="machine-readable output")
     e.set_defaults(func=cmd_explain)
 
@@ -144,7 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="give up beyond this many added nodes (default 1000)")
     c.add_argument("--config", metavar="FILE", help="KubeSchedulerConfiguration (default: the default one)")
     c.add_argument("--seed", type=_nonneg_int, default=0)
-    c.add_argument("--strict", action="store_true", help="unknown manifest fields are errors, not warnings")
+    c.add_argument("--strict", action="store_true",
+                   help="unknown manifest fields and keys set twice are errors (the API server's strict "
+                        "field validation), not warnings")
     c.add_argument("--per-node", action="store_true",
                    help="list every node's copies (default: the top nodes and a histogram)")
     c.add_argument("--json", action="store_true", help="machine-readable output (every node's copies)")

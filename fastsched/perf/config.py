@@ -33,6 +33,7 @@ import yaml
 from ..errors import FastschedError
 from ..util.field import go_quote as _go_quote
 from ..util.yamlsafe import checked
+from ..util.goyaml import GoYAMLLoader, GoYAMLStrictLoader
 
 __all__ = ["PerfConfigError", "PerfConfig", "TestCase", "Workload", "Op", "MetricSelector",
            "load_perf_config", "parse_go_duration", "label_filter_enabled", "NOT_MODELLED_OPCODES"]
@@ -594,7 +595,8 @@ class TestCase:
                         resolved[k] = w.params[name]
                     elif default is not None:
                         try:
-                            resolved[k] = yaml.safe_load(default)
+                            # yaml.Unmarshal into an interface{}: go-yaml's scalars (y is true)
+                            resolved[k] = yaml.load(default, Loader=GoYAMLLoader)
                         except yaml.YAMLError as exc:
                             raise _err(f"{where}: {op.path}.templateParams.{k}",
                                        f"decoding parameter {_go_quote(name)} default {_go_quote(default)} as "
@@ -785,7 +787,8 @@ def load_perf_config(path: str | os.PathLike) -> PerfConfig:
     except UnicodeDecodeError:
         raise PerfConfigError(f"{path}: not UTF-8 text") from None
     try:
-        data = checked(lambda: yaml.safe_load(text))
+        # getSpecFromFile: yaml.UnmarshalStrict, go-yaml's scalars and a key set twice an error
+        data = checked(lambda: yaml.load(text, Loader=GoYAMLStrictLoader))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""

@@ -19,10 +19,15 @@ when the plan is made; otherwise there is no plan and the caller renders and par
   then changes neither where the scalar starts and ends nor its other characters (no YAML syntax
   is made of digits outside escapes), so the scalar's value is the sentinel's value with the
   index's digits;
-- the scalar's type is resolved again for each index, as the parser does (a plain ``{{.Index}}``
-  is an int, ``bar-{{.Index}}`` a string, ``1{{.Index}}:30`` could be a YAML 1.1 sexagesimal int):
-  string and int are made here, any other type makes :meth:`IndexPlan.document` answer None (the
-  caller renders); a key that becomes equal to another key of its mapping answers None too.
+- the scalar's type is resolved again for each index, as go-yaml v2 resolves it (a plain
+  ``{{.Index}}`` is an int, ``bar-{{.Index}}`` a string, ``0b{{.Index}}`` a string or an int by
+  the digits): a string or an int of the sentinel's own type is made here, anything else makes
+  :meth:`IndexPlan.document` answer None (the caller renders); a key that becomes equal to another
+  key of its mapping answers None too.
+
+The document is the typed decoding's (``convert``: :func:`fastsched.api.schema.typed_yaml`): an
+int slot in a string field (a label ``index: {{.Index}}``) is the int's text, as upstream's
+sigs.k8s.io/yaml makes it; the plan records which slots those are from the sentinel's document.
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from ..util.goyaml import GoYAMLTypedLoader, go_resolve
 from .gotemplate import DEFAULT_FUNCS, MISSING
 
 __all__ = ["IndexPlan", "ResiduePlan", "index_plan", "prints_index_only", "residue_plan"]
@@ -40,12 +46,11 @@ SENTINEL = 9073614825
 _S = str(SENTINEL)
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
-_RESOLVER = yaml.resolver.Resolver()
-_INT_NODE_CONSTRUCTOR = yaml.SafeLoader("")
+_INT64_MAX = (1 << 63) - 1
 
 
 def _resolve(text: str) -> str:
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False))
+    return go_resolve(text)[0]
 
 
 def prints_index_only(template: Any) -> bool:
@@ -90,23 +95,31 @@ def prints_index_only(template: Any) -> bool:
 class IndexPlan:
     """The parsed document of a template for the sentinel index and where its sentinels are."""
 
-    def __init__(self, doc: Any, slots: list[tuple[tuple, bool, list[str], str]]):
+    def __init__(self, doc: Any, slots: list[tuple[tuple, bool, list[str], str]],
+                 texts: list[tuple[str, bool]] | None = None):
         self.doc = doc
         #: (path of containers to the scalar, is a mapping key, the scalar's parts around the
         #: sentinels, plain or quoted)
         self.slots = slots
+        #: per slot: the tag the sentinel's scalar resolved to, and whether the typed decoding
+        #: made its value text (an int in a string field)
+        self.texts = texts if texts is not None else [(_STR, True)] * len(slots)
 
     def document(self, index: int) -> Any | None:
         """The document rendering and parsing the template for ``index`` gives, or None: a value
         whose type is not a string or an int, or a key that collides (the caller renders)."""
         digits = str(index)
         values: list[Any] = []
-        for _path, _key, parts, style in self.slots:
+        for (_path, is_key, parts, style), (sentinel_tag, as_text) in zip(self.slots, self.texts):
             text = digits.join(parts)
             if style == "plain":
-                tag = _resolve(text)
+                tag, value = go_resolve(text)
+                if tag != sentinel_tag:
+                    return None  # another type than the sentinel's: its target is not known here
                 if tag == _INT:
-                    values.append(_INT_NODE_CONSTRUCTOR.construct_yaml_int(yaml.ScalarNode(tag, text)))
+                    if value > _INT64_MAX:
+                        return None  # (a uint64: sigs.k8s.io/yaml refuses it as a key)
+                    values.append(str(value) if is_key or as_text else value)
                     continue
                 if tag != _STR:
                     return None
@@ -146,12 +159,13 @@ def _substituted(doc: Any, slots: list, values: list[Any]) -> Any | None:
     return out
 
 
-def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader),
-               sentinel: str = _S) -> IndexPlan | None:
+def index_plan(text: str, loader: Callable[[str], Any] = GoYAMLTypedLoader,
+               convert: Callable[[Any], Any] | None = None, sentinel: str = _S) -> IndexPlan | None:
     """The plan for ``text``, a template rendered with ``Index`` = :data:`SENTINEL` (by a template
     for which :func:`prints_index_only` holds), or None when the conditions above do not hold.
-    ``sentinel``: the digits the Index printed as, when not :data:`SENTINEL`'s
-    (:class:`ResiduePlan`'s renderings)."""
+    ``convert`` turns the loaded document into the decoder's (the typed conversion); a YAML
+    error from it is no plan (the caller's parse reports it). ``sentinel``: the digits the Index
+    printed as, when not :data:`SENTINEL`'s (:class:`ResiduePlan`'s renderings)."""
     if not text.isascii():
         return None  # the parser's marks would be byte offsets where the text has wider characters
     try:
@@ -211,18 +225,37 @@ def index_plan(text: str, loader: Callable[[str], Any] = getattr(yaml, "CSafeLoa
         return False
 
     def ldr_key(k: Any) -> Any:
-        # the constructed key of a scalar key node: its value resolved as the parser resolves it
+        # the constructed key of a scalar key node: its text as sigs.k8s.io/yaml writes it
         if k.tag == _INT:
-            return _INT_NODE_CONSTRUCTOR.construct_yaml_int(k)
+            value = go_resolve(k.value)[1]
+            return str(value) if value <= _INT64_MAX else object()
         if k.tag == _STR:
             return k.value
         return object()  # other key types: not in the document's keys, refused above
 
-    if not walk(node, doc, ()):
-        return None
+    try:
+        if not walk(node, doc, ()):
+            return None
+    except RecursionError:
+        return None  # nested deeper than the walk's stack: no plan, the caller parses each text
     if found == 0 or found != text.count(sentinel):
         return None
-    return IndexPlan(doc, slots)
+    if convert is not None:
+        try:
+            doc = convert(doc)
+        except yaml.YAMLError:
+            return None
+    texts = []
+    for path, is_key, parts, style in slots:
+        tag = _resolve(sentinel.join(parts)) if style == "plain" else _STR
+        as_text = True
+        if tag == _INT and not is_key:
+            container = doc
+            for step in path[:-1]:
+                container = container[step]
+            as_text = type(container[path[-1]]) is str
+        texts.append((tag, as_text))
+    return IndexPlan(doc, slots, texts)
 
 
 # -- pods that differ by their name only, per residue of the index ---------------------------------

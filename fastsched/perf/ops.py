@@ -24,6 +24,7 @@ from ..api.validation import ValidationError, validate_labels
 from ..clock import PRIORITY_CLUSTER
 from ..util.collector import collector_paused
 from ..util.field import FieldPath
+from ..util.goyaml import go_resolve
 from .config import Op
 from .errors import WorkloadError
 from .gotemplate import TemplateError
@@ -59,9 +60,9 @@ _BASE_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "po
 
 #: a name that reads the same in any YAML context it can take on a ``name:`` line: a DNS-1123
 #: subdomain (the API server's rule for pod names) that YAML does not resolve to a number, a
-#: boolean or null (checked with the resolver below)
+#: boolean or null (checked with go-yaml's resolver: ``y``, ``1e3`` and ``0o17`` are no strings
+#: there, and the typed decoding turns them into "true", "1000" and "15")
 _PLAIN_NAME = re.compile(r"[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?")
-_RESOLVER = yaml.resolver.Resolver()
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _STR_TAG = "tag:yaml.org,2002:str"
 _NO_PLAN = object()  # (no index plan looked for yet)
@@ -119,10 +120,18 @@ def _masked_name(text: str, layout: tuple[int, str]) -> tuple[str, str] | None:
     if not line.startswith(prefix):
         return None
     name = line[len(prefix):].rstrip(" ")
-    if (_PLAIN_NAME.fullmatch(name) is None
-            or _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) != _STR_TAG):
+    if _PLAIN_NAME.fullmatch(name) is None or go_resolve(name)[0] != _STR_TAG:
         return None
     return text[:start] + prefix + "\x00" + text[end:], name
+
+
+def _execute(template: Any, env: dict, what: str) -> str:
+    """``template`` rendered with ``env``; an execution error (a missing parameter a function
+    reads) is the workload's error naming the op's field, as upstream fails the test with it."""
+    try:
+        return template.execute(env)
+    except TemplateError as exc:
+        raise WorkloadError(f"{what}: {exc}") from None
 
 
 def _at_least(count: Callable[[], int], want: int) -> bool:
@@ -166,7 +175,7 @@ class WorkloadOps:
         def _run_for(self, seconds: float) -> None: ...
         def _template(self, path: str, what: str) -> Template: ...
         def _render(self, path: str, what: str, env: dict) -> str: ...
-        def _document(self, text: str, path: str, what: str) -> dict: ...
+        def _document(self, text: str, path: str, what: str, kind: str | None = None) -> dict: ...
         def _object(self, doc: dict, path: str, what: str, kind: str | None = None) -> Any: ...
         def _decoded(self, doc: dict, path: str, what: str, kind: str | None = None) -> dict: ...
         def _plain(self, path: str, what: str, kind: str | None = None) -> Any: ...
@@ -190,8 +199,8 @@ class WorkloadOps:
             if template is None or (static is not None):
                 node = static
             else:
-                text = template.execute({**params, "Index": i, "Count": count}) if not template.is_static \
-                    else template.execute({})
+                text = _execute(template, {**params, "Index": i, "Count": count} if not template.is_static
+                                else {}, what)
                 node = self._node_from_text(text, path, what, allocatable)
                 if template.is_static:
                     static = node
@@ -227,7 +236,7 @@ class WorkloadOps:
         key = (path, text + repr(sorted(allocatable.items())))
         node = self.parsed.get(key)
         if node is None:
-            doc = self._document(text, path, what)
+            doc = self._document(text, path, what, "Node")
             if allocatable:  # NodeAllocatableStrategy: allocatable = (defaulted) capacity + overrides
                 status = dict(doc.get("status") or {})
                 alloc = dict(status.get("allocatable") or status.get("capacity") or {})
@@ -280,7 +289,7 @@ class WorkloadOps:
         if f.get("namespaceTemplatePath") and count:
             # upstream names each copy <prefix>-<i> before creating it: the template needs no name
             path, what = f["namespaceTemplatePath"], f"{op.path}.namespaceTemplatePath"
-            doc = self._document(self.config.read_template(path, what), path, what)
+            doc = self._document(self.config.read_template(path, what), path, what, "Namespace")
             doc = {**doc, "metadata": {**(doc.get("metadata") or {}), "name": f"{f.get('prefix', '')}-0"}}
             base = self._object(doc, path, what, "Namespace")
         for i in range(count):
@@ -302,7 +311,7 @@ class WorkloadOps:
             text, key_path = yaml.safe_dump(_BASE_POD), "makeBasePod"
         else:
             template = self._template(path, what)
-            text = template.execute({} if template.is_static else env)
+            text = _execute(template, {} if template.is_static else env, what)
             key_path = path
         key = ("pod", key_path, text)
         entry = self.parsed.get(key)
@@ -319,7 +328,7 @@ class WorkloadOps:
                 candidates.append(named)
         doc = self._indexed_document(path, what, env) if path is not None else None
         if doc is None:
-            doc = self._document(text, key_path, what)
+            doc = self._document(text, key_path, what, "Pod")
         pod = self._object(doc, key_path, what, "Pod")
         finalizers = bool((doc.get("metadata") or {}).get("finalizers"))
         # (imported here, on a parse only: an import statement run for every pod made was ~1% of a
@@ -347,6 +356,7 @@ class WorkloadOps:
         template for every ``Index`` (:mod:`fastsched.perf.indexed`: templates that only print
         ``{{.Index}}`` into scalars, as ``pod-with-extended-resource.yaml``), or None: the caller
         renders and parses."""
+        from ..api.schema import typed_yaml
         from .indexed import SENTINEL, index_plan, prints_index_only
 
         index = env.get("Index")
@@ -359,7 +369,8 @@ class WorkloadOps:
             template = self._template(path, what)
             if prints_index_only(template):
                 try:
-                    plan = index_plan(template.execute({**env, "Index": SENTINEL}))
+                    plan = index_plan(template.execute({**env, "Index": SENTINEL}),
+                                      convert=functools.partial(typed_yaml, kind="Pod"))
                 except TemplateError:
                     plan = None  # rendering reports it
                 if plan is not None and type(plan.doc) is not dict:
@@ -413,13 +424,13 @@ class WorkloadOps:
         # the names _masked_name lets pods share a parse by (a plain DNS-like string): any other
         # (too long, a YAML int, quoted) is rendered and parsed. With a first part that starts
         # with a lowercase letter the verdict depends on the digits' count only: _PLAIN_NAME's
-        # classes hold every digit, and YAML 1.1's implicit types for such a first character
+        # classes hold every digit, and go-yaml v2's implicit types for such a first character
         # (booleans, null) are words without digits (``verdicts``: this entry's, by that count)
         by_length = parts[0][:1] in _LOWERCASE
         ok = verdicts.get(len(digits)) if by_length else None
         if ok is None:
             ok = (plain and _PLAIN_NAME.fullmatch(name) is not None
-                  and _RESOLVER.resolve(yaml.ScalarNode, name, (True, False)) == _STR_TAG)
+                  and go_resolve(name)[0] == _STR_TAG)
             if by_length:
                 verdicts[len(digits)] = ok
         if not ok:
@@ -550,7 +561,7 @@ class WorkloadOps:
             what = f"{op.path}.{key}"
             # decoded into its type first, as upstream's getSpecFromFile (strict): a wrong type
             # is the op's error naming the template, not a failure deriving the objects from it
-            docs.append(self._decoded(self._document(self.config.read_template(path, what), path, what),
+            docs.append(self._decoded(self._document(self.config.read_template(path, what), path, what, kind),
                                       path, what, kind))
             named.append((path, what, kind))
         start = self.volume_index.get(ns, 0)
@@ -839,7 +850,7 @@ class WorkloadOps:
         params = f.get("templateParams") or {}
         wall = self.work_clock()
         for i in range(int(f.get("count") or 0)):
-            doc = self._document(self._render(path, what, {**params, "Index": i}), path, what)
+            doc = self._document(self._render(path, what, {**params, "Index": i}), path, what, "PodGroup")
             # decoded into a v1beta1 PodGroup and created with the typed v1beta1 client whatever
             # the template's apiVersion (default_preemption's podgroup.yaml says v1alpha3)
             doc = {**doc, "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
@@ -901,9 +912,12 @@ class WorkloadOps:
         from ..dra.perf_ops import create_resource_claims
         self._ensure_namespace(op.fields["namespace"])
         wall = self.work_clock()
-        text = self.config.read_template(op.fields["templatePath"], f"{op.path}.templatePath")
-        create_resource_claims(self.sched, yaml.safe_load(text), int(op.fields.get("count") or 0),
-                               op.fields["namespace"])
+        path, what = op.fields["templatePath"], f"{op.path}.templatePath"
+        # getSpecFromFile: decoded strictly into a typed ResourceClaim (an empty or non-object
+        # file is the op's error, not a traceback creating the claims)
+        doc = self._document(self.config.read_template(path, what), path, what, "ResourceClaim")
+        create_resource_claims(self.sched, self._decoded(doc, path, what, "ResourceClaim"),
+                               int(op.fields.get("count") or 0), op.fields["namespace"])
         self._elapse(wall)
 
     def _op_allocResourceClaims(self, op: Op, index: int) -> None:

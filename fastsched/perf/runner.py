@@ -53,6 +53,7 @@ from ..api import ManifestError, ManifestWarning, Namespace, Pod
 from ..api.names import NameGenerator
 from ..errors import FastschedError
 from ..util.collector import FULL_COLLECTION_EVERY, full_collections_deferred
+from ..util.goyaml import GoYAMLTypedLoader
 from .config import Op, PerfConfig, PerfConfigError, TestCase, Workload, label_filter_enabled
 # WorkloadError, the results and CLUSTER_SCOPED_KINDS are re-exported (__all__): users import them from here
 from .errors import WorkloadError
@@ -91,6 +92,16 @@ MODELLED_KINDS = _modelled_kinds()
 
 class _Skip(Exception):
     pass
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """A YAML error's problem and its line (PyYAML prints the mark on a line of its own)."""
+    lines = str(exc).splitlines()
+    problem = getattr(exc, "problem", None)
+    mark = getattr(exc, "problem_mark", None)
+    if problem and mark is not None:
+        return f"line {mark.line + 1}: {problem}"
+    return lines[0] if lines else type(exc).__name__
 
 
 # ------------------------------------------------------------------------------------------------
@@ -345,14 +356,21 @@ class _Executor(WorkloadOps):
         except TemplateError as exc:
             raise WorkloadError(f"{what}: {exc}") from None
 
-    def _document(self, text: str, path: str, what: str) -> dict:
+    def _document(self, text: str, path: str, what: str, kind: str | None = None) -> dict:
+        """The one object of ``text`` as upstream's ``yaml.UnmarshalStrict`` reads it: scalars
+        resolved as go-yaml v2, a key set twice an error, and, decoded into a typed ``kind``
+        (Pod, Node, ...: :data:`~fastsched.api.schema.TYPED_YAML_KINDS`), numbers and bools in
+        string fields turned into their text (:func:`~fastsched.api.schema.typed_yaml`); with no
+        ``kind`` (createAny's Unstructured, churn's YAMLToJSONStrict) nothing is converted."""
+        from ..api.schema import TYPED_YAML_KINDS, typed_yaml
+
         try:
-            docs = [d for d in yaml.load_all(text, Loader=_YAML_LOADER) if d is not None]
+            docs = [d for d in yaml.load_all(text, Loader=GoYAMLTypedLoader) if d is not None]
+            if len(docs) == 1 and isinstance(docs[0], dict):
+                return typed_yaml(docs[0], kind if kind in TYPED_YAML_KINDS else None)
         except yaml.YAMLError as exc:
-            raise WorkloadError(f"{what}: {path}: invalid YAML after rendering: {str(exc).splitlines()[0]}") from None
-        if len(docs) != 1 or not isinstance(docs[0], dict):
-            raise WorkloadError(f"{what}: {path}: expected one object, got {len(docs)} documents")
-        return docs[0]
+            raise WorkloadError(f"{what}: {path}: invalid YAML after rendering: {_yaml_problem(exc)}") from None
+        raise WorkloadError(f"{what}: {path}: expected one object, got {len(docs)} documents")
 
     def _object(self, doc: dict, path: str, what: str, kind: str | None = None) -> Any:
         """Decode one object strictly (unknown fields are errors, as ``yaml.UnmarshalStrict``;
@@ -394,7 +412,7 @@ class _Executor(WorkloadOps):
         key = (path, text)
         obj = self.parsed.get(key)
         if obj is None:
-            obj = self.parsed[key] = self._object(self._document(text, path, what), path, what, kind)
+            obj = self.parsed[key] = self._object(self._document(text, path, what, kind), path, what, kind)
         return obj
 
     def _plain(self, path: str, what: str, kind: str | None = None) -> Any:
@@ -501,7 +519,7 @@ class _Executor(WorkloadOps):
                     env = {**(op.fields.get("templateParams") or {}), "Index": 0, "Count": 1}
                     text = self._render(path, field, env)
                 try:
-                    doc = yaml.safe_load(text)
+                    doc = yaml.load(text, Loader=GoYAMLTypedLoader)
                 except yaml.YAMLError:
                     continue  # reported when the op runs
                 kind = doc.get("kind") if isinstance(doc, dict) else None

@@ -370,7 +370,10 @@ def _quantity_text(value: Any, path: str, *, positive: bool = False) -> str:
     try:
         quantity = parse_quantity(value, path)
     except ValueError as exc:
-        raise g.SpecError(path, str(getattr(exc, "reason", exc))) from None
+        reason = str(getattr(exc, "reason", exc))
+        # (a scenario's own field: the value shown before the quantity parser's words)
+        raise g.SpecError(path, reason if reason.startswith("invalid quantity")
+                          else f"invalid quantity {value!r}: {reason}") from None
     if quantity._nanos < 0 or (positive and quantity._nanos == 0):
         raise g.SpecError(path, f'Invalid value: "{value}": must be greater than '
                                 f'{"zero" if positive else "or equal to 0"}')

@@ -48,7 +48,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .field import go_quote
 
-__all__ = ["GoYAMLLoader", "GoYAMLStrictLoader", "alias_problem", "go_resolve", "json_number"]
+__all__ = ["GoFloat", "GoYAMLLoader", "GoYAMLStrictLoader", "GoYAMLTypedLoader", "alias_problem", "go_resolve",
+           "go_float_text", "json_float", "json_number"]
 
 _PREFIX = "tag:yaml.org,2002:"
 STR_TAG = _PREFIX + "str"
@@ -181,6 +182,14 @@ def json_number(value: float) -> int | float:
     return value
 
 
+def go_float_text(value: float) -> str:
+    """strconv.FormatFloat(value, 'g', -1, 32): the text sigs.k8s.io/yaml's typed decoding gives a
+    float that lands in a string field (float32 digits: ``0.1`` -> "0.1", ``1e7`` -> "1e+07",
+    ``123456789.0`` -> "1.2345679e+08", ``.inf`` -> "+Inf")."""
+    text = _go_float32_text(value)
+    return {".nan": "NaN", ".inf": "+Inf", "-.inf": "-Inf"}.get(text, text)
+
+
 def _go_float32_text(value: float) -> str:
     """strconv.FormatFloat(value, 'g', -1, 32) with go-yaml's names for the infinities and NaN:
     sigs.k8s.io/yaml's text for a float map key."""
@@ -299,11 +308,32 @@ def _node_children(node: Node) -> list:
     return []
 
 
+class GoFloat(float):
+    """A float64 go-yaml decoded, before sigs.k8s.io/yaml's typed conversion: in a string field it
+    becomes float32 text (:func:`go_float_text`), elsewhere a JSON number (:func:`json_float`).
+    ``mark`` is where it stands in the document (for encoding/json's NaN/Inf error)."""
+
+    __slots__ = ("mark",)
+    mark: Any
+
+
+def json_float(value: float, mark: Any = None) -> int | float:
+    """A go-yaml float as encoding/json writes it (:func:`json_number`); NaN and the infinities
+    are json.Marshal's "unsupported value" error (a ConstructorError at ``mark``)."""
+    if math.isnan(value) or math.isinf(value):
+        shown = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+        raise ConstructorError(None, None, f"json: unsupported value: {shown}", mark)
+    return json_number(value)
+
+
 class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """Loads YAML as sigs.k8s.io/yaml's YAMLToJSON followed by a JSON parse (see the module)."""
 
     #: go-yaml's strict mode (UnmarshalStrict): a key set twice in one mapping is an error
     strict = False
+    #: with a list here, a key set twice is recorded instead (the later value wins, as go-yaml's
+    #: Unmarshal): ``(id of the mapping's dict, go-yaml's message, 0-based line of the second value)``
+    duplicates: list | None = None
 
     yaml_implicit_resolvers: dict = {}
     yaml_constructors: dict = {}
@@ -357,10 +387,7 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
         """A scalar value as JSON has it after encoding/json wrote the Go value."""
         value = self._go_value(node)
         if isinstance(value, float):
-            if math.isnan(value) or math.isinf(value):
-                shown = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
-                raise ConstructorError(None, None, f"json: unsupported value: {shown}", node.start_mark)
-            return json_number(value)
+            return json_float(value, node.start_mark)
         return value
 
     def construct_go_scalar(self, node: Node) -> Any:
@@ -374,7 +401,13 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
     def construct_go_map(self, node: MappingNode) -> Any:
         data: dict[str, Any] = {}
         yield data
+        log = self.duplicates
+        start = len(log) if log is not None else 0
         data.update(self.construct_mapping(node, deep=False))
+        if log is not None:
+            # the keys this mapping set twice (its own _fill and its merges'): recorded on it
+            for i in range(start, len(log)):
+                log[i] = (id(data), *log[i][1:])
 
     def construct_go_seq(self, node: SequenceNode) -> Any:
         data: list[Any] = []
@@ -403,10 +436,14 @@ class GoYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: igno
             value = self.construct_object(value_node, deep=deep)
             # go-yaml's map holds typed keys (true and "true" differ); sigs.k8s.io/yaml writes them as text
             typed_key = (type(key), key)
-            if self.strict and typed_key in typed:
-                # go-yaml names the line of the second value
-                raise ConstructorError(None, None, f"key {_go_verb_v(key)} already set in map",
-                                       value_node.start_mark)
+            if typed_key in typed:
+                if self.strict:
+                    # go-yaml names the line of the second value
+                    raise ConstructorError(None, None, f"key {_go_verb_v(key)} already set in map",
+                                           value_node.start_mark)
+                if self.duplicates is not None:
+                    self.duplicates.append((None, f"key {_go_verb_v(key)} already set in map",
+                                            value_node.start_mark.line))
             typed.add(typed_key)
             out[self._key_text(key, value, key_node)] = value
 
@@ -441,6 +478,20 @@ class GoYAMLStrictLoader(GoYAMLLoader):
     """:class:`GoYAMLLoader` with go-yaml's UnmarshalStrict duplicate-key check."""
 
     strict = True
+
+
+class GoYAMLTypedLoader(GoYAMLStrictLoader):
+    """:class:`GoYAMLStrictLoader` for sigs.k8s.io/yaml's typed ``UnmarshalStrict`` (into a Go
+    struct): floats stay :class:`GoFloat` (NaN and the infinities included), for the conversion
+    along the target type (``fastsched.api.schema.typed_yaml``) to turn into float32 text in
+    string fields and into JSON numbers elsewhere."""
+
+    def _scalar(self, node: ScalarNode) -> Any:
+        value = self._go_value(node)
+        if isinstance(value, float):
+            value = GoFloat(value)
+            value.mark = node.start_mark
+        return value
 
 
 for _tag in (STR_TAG, INT_TAG, FLOAT_TAG, BOOL_TAG, NULL_TAG, TIMESTAMP_TAG, BINARY_TAG):

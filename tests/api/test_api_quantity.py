@@ -102,7 +102,7 @@ def test_resource_amount_uses_millicores_for_cpu_only():
 @pytest.mark.parametrize(
     "value",
     [
-        "12x", "", "1.2.3", "Gi", "1 Gi", "e3", " 1", "1 ", "1.1.M", "1+1.0M", "0.1mi", "aoeu",
+        "12x", "", "1.2.3", "Gi", "1 Gi", "e3", " ", "\t", "1.1.M", "1+1.0M", "0.1mi", "aoeu",
         ".5i", "1i", "-3.01i", "-3.01e-", "1KiB", "1K", "1ki", "1e", "1e3k", "1E3Ki", ".", "+", "m",
         "1e1.5", "inf", "1_000", "0x10", "\uff11",  # full-width digit one
         "1e99999999999999999999",  # exponent does not fit int64
@@ -114,14 +114,47 @@ def test_malformed_quantities(value):
         parse_quantity(value)
 
 
-def test_quantity_error_names_path_and_value():
+@pytest.mark.parametrize("text, go_error", [
+    ("abc", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("0x10", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("1Qi", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ("1.5m5", "unable to parse quantity's suffix"),
+    ("+-1", "unable to parse quantity's suffix"),
+    ("1i", "unable to parse quantity's suffix"),
+    ("1e99999999999999999999", "unable to parse quantity's suffix"),
+])
+def test_malformed_quantities_in_parse_quantitys_words(text, go_error):
+    """resource.Quantity.UnmarshalJSON's errors for these texts (apimachinery v0.37.2, run with
+    Go), after the field path."""
+    with pytest.raises(QuantityError) as info:
+        parse_quantity(text, "spec.overhead.cpu")
+    assert str(info.value) == f"spec.overhead.cpu: {go_error}"
+
+
+def test_spaces_around_a_quantity_are_trimmed_as_unmarshal_json_trims_them():
+    assert parse_quantity(" 1").milli_value() == 1000 and parse_quantity("250m\n").milli_value() == 250
+    assert str(parse_quantity(" 2Gi ")) == "2Gi"
+
+
+def test_a_json_number_is_parsed_from_its_literal():
+    """UnmarshalJSON parses the number's bytes: 1e400 is a quantity (past float64's range)."""
+    from fastsched.api import load_objects
+
+    (node,) = load_objects('{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},'
+                           '"status":{"capacity":{"cpu":1e400,"pods":1.5e1}}}', validate=False)
+    assert node.allocatable["pods"] == 15 and node.allocatable["cpu"] > 10**18
+
+
+def test_quantity_error_names_path_in_upstreams_words():
     path = "spec.containers[0].resources.requests.cpu"
     with pytest.raises(QuantityError) as info:
         parse_quantity("12x", path)
     error = info.value
     assert isinstance(error, ManifestError) and isinstance(error, ValueError)
     assert error.path == path
-    assert str(error).startswith('spec.containers[0].resources.requests.cpu: invalid quantity "12x": ')
+    assert str(error) == ("spec.containers[0].resources.requests.cpu: quantities must match the regular "
+                          "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 
 
 def test_digitless_quantities_are_rejected_with_a_reason():

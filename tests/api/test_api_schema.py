@@ -601,7 +601,7 @@ def test_free_form_object_fields_are_untouched():
     ({"status": {"conditions": [{"type": "Ready", "lastTransitionTime": "yesterday"}]}},
      "status.conditions[0].lastTransitionTime", "invalid RFC 3339 timestamp 'yesterday'"),
     ({"spec": {"volumes": [{"name": "v", "emptyDir": {"sizeLimit": "lots"}}]}}, "spec.volumes[0].emptyDir.sizeLimit",
-     'invalid quantity "lots": expected <sign><digits>[.<digits>]<suffix>, e.g. 100m, 1.5, 2Gi or 1e3'),
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
     ({"spec": {"hostNetwork": "true"}}, "spec.hostNetwork",
      "json: cannot unmarshal string into Go struct field PodSpec.spec.hostNetwork of type bool"),
     # the snake_case and case-folded spellings are refused under the field's own name

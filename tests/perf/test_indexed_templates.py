@@ -8,19 +8,28 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fastsched.api.schema import TYPED_YAML_KINDS, typed_yaml
 from fastsched.perf import load_perf_config
 from fastsched.perf.gotemplate import Template, TemplateError
 from fastsched.perf.indexed import SENTINEL, index_plan, prints_index_only
+from fastsched.util.goyaml import GoYAMLTypedLoader
 
 UPSTREAM = Path("/root/go/pkg/mod/k8s.io/kubernetes@v1.37.2/test/integration/scheduler_perf")
 VENDORED = Path(__file__).parent / "data" / "upstream-v1.37.2"
 ROOT = UPSTREAM if UPSTREAM.is_dir() else VENDORED
 INDICES = [0, 1, 2, 7, 9, 10, 11, 30, 59, 60, 99, 100, 101, 999, 1000, 4999, 5000, 12345, 100000]
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-def _parse(text: str):
-    return yaml.load(text, Loader=_LOADER)
+def _parse(text: str, kind: str | None):
+    """The document upstream's yaml.UnmarshalStrict hands encoding/json: into a typed ``kind``
+    (numbers and bools in string fields as text), or untyped."""
+    return typed_yaml(yaml.load(text, Loader=GoYAMLTypedLoader), kind)
+
+
+def _kind(text: str) -> str | None:
+    doc = yaml.load(text, Loader=GoYAMLTypedLoader)
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    return kind if kind in TYPED_YAML_KINDS else None
 
 
 def _template_params() -> dict[Path, list[dict]]:
@@ -59,12 +68,16 @@ def _check(template: Template, env: dict) -> str:
         sentinel_text = template.execute({**env, "Index": SENTINEL})
     except TemplateError:
         return "no plan"
-    plan = index_plan(sentinel_text)
+    try:
+        kind = _kind(sentinel_text)
+    except yaml.YAMLError:
+        return "no plan"
+    plan = index_plan(sentinel_text, convert=lambda doc: typed_yaml(doc, kind))
     if plan is None:
         return "no plan"
     answered = 0
     for i in INDICES:
-        expect = _parse(template.execute({**env, "Index": i}))
+        expect = _parse(template.execute({**env, "Index": i}), kind)
         got = plan.document(i)
         if got is not None:
             answered += 1
@@ -142,9 +155,21 @@ def test_the_templates_that_print_the_index_get_a_plan():
     ("{{if eq .Index 0}}value: a{{else}}value: b{{end}}\n", False),
     ("{{with .Count}}value: {{$.Index}}{{end}}\n", False),
     ("value: {{.Index}}{{.Index}}\n", True),
+    # typed into a Pod: an int in a string field is its text, in an int field an int
+    ("kind: Pod\nmetadata:\n  labels:\n    index: {{.Index}}\n    k{{.Index}}: {{.Index}}\n", True),
+    ("kind: Pod\nspec:\n  priority: {{.Index}}\n  nodeName: {{.Index}}\n", True),
+    ("kind: Pod\nmetadata:\n  labels:\n    x: 0b{{.Index}}\n", True),   # a string or an int by the digits
+    ("kind: Pod\nmetadata:\n  name: y\n  labels:\n    a: yes\n    b: {{.Index}}\n", True),
 ])
 def test_plan_conditions(text, planned):
     assert (_check(Template(text), {"Count": 1}) != "no plan") == planned
+
+
+def test_the_plan_gives_an_int_slot_in_a_string_field_as_text():
+    text = "kind: Pod\nmetadata:\n  labels:\n    index: {{.Index}}\nspec:\n  priority: {{.Index}}\n"
+    plan = index_plan(Template(text).execute({"Index": SENTINEL}), convert=lambda doc: typed_yaml(doc, "Pod"))
+    doc = plan.document(12)
+    assert doc["metadata"]["labels"] == {"index": "12"} and doc["spec"]["priority"] == 12
 
 
 @pytest.mark.parametrize("workload", ["fast_DRAExtendedResourceEnabled", "500pods_500nodes_DRAExtendedResourceEnabled"])

@@ -133,17 +133,17 @@ CREATE_PODGROUPS = """\
     collectMetrics: true
   workloads:
   - name: w
-    params: {n: %s}
+    params: {num: %s}
 """
 
 
 @pytest.mark.parametrize("fields, n, message", [
-    ("    countParam: $n\n    namespace: ns", "1", "templatePath must be set"),
-    ("    countParam: $n\n    templatePath: pg.yaml", "1", "namespace must be set"),
-    ("    countParam: n\n    namespace: ns\n    templatePath: pg.yaml", "1", 'invalid Count=0 / CountParam="n"'),
+    ("    countParam: $num\n    namespace: ns", "1", "templatePath must be set"),
+    ("    countParam: $num\n    templatePath: pg.yaml", "1", "namespace must be set"),
+    ("    countParam: num\n    namespace: ns\n    templatePath: pg.yaml", "1", 'invalid Count=0 / CountParam="num"'),
     ("    count: -1\n    namespace: ns\n    templatePath: pg.yaml", "1", 'invalid Count=-1 / CountParam=""'),
-    ("    countParam: $n\n    namespace: ns\n    templatePath: pg.yaml", "0", "count must be greater than 0, got 0"),
-    ("    countParam: $n\n    namespace: ns\n    templatePath: pg.yaml\n    extra: 1", "1", 'unknown field "extra"'),
+    ("    countParam: $num\n    namespace: ns\n    templatePath: pg.yaml", "0", "count must be greater than 0, got 0"),
+    ("    countParam: $num\n    namespace: ns\n    templatePath: pg.yaml\n    extra: 1", "1", 'unknown field "extra"'),
 ])
 def test_create_pod_groups_is_validated_as_upstream(tmp_path, fields, n, message):
     path = tmp_path / "c.yaml"

@@ -350,6 +350,7 @@ spec:
     (["p-0", "p-1", "p-2", "p-3"], ["a"] * 4, 1),                   # only the name differs: one parse
     (["p-0", "p-1", "p-2", "p-3"], ["a", "a", "b", "b"], 2),        # and a label: one parse per label
     (["p-0", "123", "true", "p-3"], ["a"] * 4, 3),                  # YAML reads 123 and true otherwise
+    (["p-0", "y", "1e3", "0o17", "p-4"], ["a"] * 5, 4),            # go-yaml's bool, float and int: their text
     (["p-0", "P-1", "p_2", "p-3.x"], ["a"] * 4, 3),                 # not DNS subdomains: parsed (and refused)
 ])
 def test_rendered_pods_that_differ_only_in_name_share_a_parse(tmp_path, names, apps, parses):
@@ -359,8 +360,10 @@ def test_rendered_pods_that_differ_only_in_name_share_a_parse(tmp_path, names, a
     import yaml
 
     from fastsched.api import ManifestError, Pod
+    from fastsched.api.schema import typed_yaml
     from fastsched.perf.errors import WorkloadError
     from fastsched.perf.runner import _Executor
+    from fastsched.util.goyaml import GoYAMLTypedLoader
 
     config_path = tmp_path / "config.yaml"
     config_path.write_text("- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true,"
@@ -372,7 +375,7 @@ def test_rendered_pods_that_differ_only_in_name_share_a_parse(tmp_path, names, a
                   registry=None, prebind_init=False, keep_scheduler=False)
     parsed_docs = []
     original = r._document
-    r._document = lambda text, path, what: parsed_docs.append(text) or original(text, path, what)
+    r._document = lambda text, path, what, kind=None: parsed_docs.append(text) or original(text, path, what, kind)
     got = []
     for name, app in zip(names, apps):
         try:
@@ -384,7 +387,8 @@ def test_rendered_pods_that_differ_only_in_name_share_a_parse(tmp_path, names, a
         got.append((pod.name, pod.labels, pod.requests))
     assert len(parsed_docs) == parses
     for (name, app), g in zip(zip(names, apps), got):
-        manifest = yaml.safe_load(_NAMED_TEMPLATE.format(name=name, app=app))
+        # as upstream's typed yaml.UnmarshalStrict reads it (a name y is "true", 1e3 "1000")
+        manifest = typed_yaml(yaml.load(_NAMED_TEMPLATE.format(name=name, app=app), Loader=GoYAMLTypedLoader), "Pod")
         if g[0] == "error":  # refused as the pod's own manifest is
             with pytest.raises(ManifestError):
                 Pod.from_manifest(manifest)
@@ -394,16 +398,56 @@ def test_rendered_pods_that_differ_only_in_name_share_a_parse(tmp_path, names, a
 
 
 def test_a_wrong_typed_field_in_a_rendered_pod_is_the_ops_error(tmp_path):
-    """A rendered manifest with a field of the wrong type (``name: 123`` reads as a number) fails
-    the workload with the op, the template and the field, not a traceback."""
+    """A rendered manifest with a field of the wrong type (``name: [123]``) fails the workload
+    with the op, the template and the field, not a traceback."""
     (tmp_path / "config.yaml").write_text(
         "- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true,"
         " podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
-    (tmp_path / "pod.yaml").write_text(_NAMED_TEMPLATE.format(name="123", app="a"))
+    (tmp_path / "pod.yaml").write_text(_NAMED_TEMPLATE.format(name="[123]", app="a"))
     r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
     assert r.status == "failed"
-    assert "pod.yaml: metadata.name: json: cannot unmarshal number into Go struct field " \
+    assert "pod.yaml: metadata.name: json: cannot unmarshal array into Go struct field " \
            "ObjectMeta.metadata.name of type string" in r.reason, r.reason
+
+
+def test_numbers_and_bools_in_a_templates_string_fields_are_their_text(tmp_path):
+    """Upstream decodes a rendered template with sigs.k8s.io/yaml's typed UnmarshalStrict, which
+    turns a number or bool in a string field into its text (Go's formatting: floats with float32
+    digits), resolving scalars as go-yaml v2; elsewhere they stay numbers (a priority), and the
+    fields of an embedded struct (a volume's hostPath) are not converted."""
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createNodes, count: 1}, {opcode: createPods, count: 2,"
+        " collectMetrics: true, podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: 0o17\n  labels: {a: yes, b: 0o17, d: 0.1, e: y,"
+        " h: 08}\n  annotations: {c: 1e7, f: 1:20, g: 123456789.0, z: .inf}\n"
+        "spec:\n  priority: 1e3\n  containers:\n  - name: 1e3\n    image: Off\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w", keep_scheduler=True)
+    assert r.status == "passed", r.reason
+    pods = list(r.scheduler.cluster.pods.values())
+    assert len(pods) == 2 and all(p.node_name for p in pods)
+    for pod in pods:
+        assert pod.labels == {"a": "true", "b": "15", "d": "0.1", "e": "true", "h": "8"}
+        assert pod.annotations == {"c": "1e+07", "f": "1:20", "g": "1.2345679e+08", "z": "+Inf"}
+        assert pod.name.startswith("15") and pod.priority == 1000
+        assert [(c.name, c.image) for c in pod.containers] == [("1000", "false")]
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: i}]\n"
+        "  volumes: [{name: v, hostPath: {path: 123}}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed" and "spec.volumes[0].hostPath.path: json: cannot unmarshal number" in r.reason, \
+        r.reason
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  priority: .nan\n  containers: [{name: c}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed" and "pod.yaml: invalid YAML after rendering: line 5: json: unsupported value: NaN" \
+        in r.reason, r.reason
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {a: x}, labels: {b: y}}\nspec:\n"
+        "  containers: [{name: c, image: i}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed" and 'invalid YAML after rendering: line 3: key "labels" already set in map' \
+        in r.reason, r.reason
 
 
 def test_the_name_line_is_looked_for_in_a_templates_first_renderings_only(tmp_path, monkeypatch):
@@ -524,3 +568,35 @@ def test_the_waits_defer_full_collections_and_run_their_own_every_so_many_attemp
     assert replacing and all(t > 10 ** 6 for t in replacing)
     attempts = r.phases[0].pods_scheduled + 6
     assert sum(1 for t in full if t > 10 ** 6) >= attempts // 5 - 1
+
+
+@pytest.mark.parametrize("field", ["podTemplatePath", "nodeTemplatePath"])
+def test_a_template_that_fails_to_execute_fails_the_workload(tmp_path, field):
+    """A template whose execution fails (a function of a parameter the op does not give, as
+    gang-pod.yaml's DivideInt without its parameters) fails the workload with the template's
+    error; it escaped run_workload as a TemplateError when createPods or createNodes rendered it."""
+    (tmp_path / "bad.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p-{{DivideInt .Missing 2}}\n")
+    ops = {"podTemplatePath": "[{opcode: createNodes, count: 1}, {opcode: createPods, count: 2, collectMetrics: true,"
+                              " podTemplatePath: bad.yaml}]",
+           "nodeTemplatePath": "[{opcode: createNodes, count: 1, nodeTemplatePath: bad.yaml}, {opcode: createPods,"
+                               " count: 2, collectMetrics: true}]"}[field]
+    (tmp_path / "config.yaml").write_text(f"- name: T\n  workloadTemplate: {ops}\n  workloads: [{{name: w}}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed"
+    assert f"{field}: template: bad.yaml:4:" in r.reason and "error calling DivideInt" in r.reason, r.reason
+
+
+@pytest.mark.parametrize("depth", [400, 900])
+def test_a_template_nested_hundreds_of_levels_deep_fails_the_workload_at_its_field(tmp_path, depth):
+    """go-yaml reads a document nested a few hundred levels deep; the index plan's walk and the
+    typed conversion recursed once per level and raised RecursionError out of run_workload. The
+    workload now fails with the decoder's error at the field (an overhead that is no quantity)."""
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {generateName: p-}\nspec:\n  containers: [{name: c, image: i}]\n"
+        "  overhead: {x: " + "[" * depth + "]" * depth + "}\n")
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createNodes, count: 1}, {opcode: createPods, count: 2,"
+        " collectMetrics: true, podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w", wait_timeout=5)
+    assert r.status == "failed"
+    assert "pod.yaml: spec.overhead.x: quantities must match the regular expression" in r.reason, r.reason

@@ -183,7 +183,7 @@ def test_spec_in_code_and_defaults():
 @pytest.mark.parametrize("patch, message", [
     ({"nodes": -1}, "cluster.nodes: must be >= 0"),
     ({"nodes": 2_000_000}, "cluster.nodes: must be <= 1e+06"),
-    ({"shapes": [{"cpu": "4x"}]}, "cluster.shapes[0].cpu: invalid quantity"),
+    ({"shapes": [{"cpu": "4x"}]}, "cluster.shapes[0].cpu: invalid quantity '4x': quantities must match"),
     ({"shapes": [{"cpu": 1, "colour": "red"}]}, "cluster.shapes[0].colour: unknown field"),
     ({"shapes": []}, "cluster.shapes: must not be empty"),
     ({"labels": {"k": {"values": ["a"], "probabilities": [1, 2]}}}, "cluster.labels.k.probabilities: must be a list of 1"),
@@ -193,7 +193,7 @@ def test_spec_in_code_and_defaults():
     ({"regions": 2, "zones": None}, "cluster.zones: required when regions are given"),
     ({"pods": {"count": 5, "placement": "packed"}}, "cluster.pods.placement: must be one of random, round-robin"),
     ({"pods": {"count": 5, "shapes": [{"cpu": "1", "nvidia.com/gpu": "x"}]}},
-     "cluster.pods.shapes[0][nvidia.com/gpu]: invalid quantity"),
+     "cluster.pods.shapes[0][nvidia.com/gpu]: invalid quantity 'x': quantities must match"),
     ({"images": {"pool": [{"name": "a"}], "per_node": 2}}, "cluster.images.per_node: must be <= 1"),
 ])
 def test_spec_errors_name_the_field(patch, message):

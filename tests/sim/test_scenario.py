@@ -195,7 +195,7 @@ ERRORS = [
     ("arrivals: [{rate: 1, count: 1}]", "arrivals[0]: needs exactly one of template, mix"),
     ("arrivals: [{rate: 1, count: 1, template: nope}]", "arrivals[0].template: unknown template 'nope'"),
     ("arrivals: [{rate: 1, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}}}]",
-     "arrivals[0].template: spec.containers[0].resources.requests.cpu: invalid quantity"),
+     "arrivals[0].template: spec.containers[0].resources.requests.cpu: quantities must match the regular expression"),
     ("arrivals: [{rate: 1, count: 1, template: pod-default, duration: -1}]", "arrivals[0].duration: must be >= 0"),
     ("arrivals: [{rate: 1, count: 1, template: pod-default, duration: {distribution: uniform, min: 5, max: 1}}]",
      "arrivals[0].duration.max: must be >= min"),
@@ -245,7 +245,7 @@ def test_structural_and_runtime_errors(tmp_path):
     with pytest.raises(ScenarioError, match=r"^arrivals\[0\]\.trace: bad.csv: unknown column\(s\) colour"):
         Scenario.load({"cluster": {"nodes": 1}, "arrivals": [{"trace": "bad.csv"}]}, base_dir=tmp_path)
     (tmp_path / "bad2.csv").write_text("arrival_time,cpu\n1,1\n2,many\n")
-    with pytest.raises(ScenarioError, match=r"^arrivals\[0\]\.trace \(bad2.csv, line 3\)\.cpu: invalid quantity"):
+    with pytest.raises(ScenarioError, match=r"^arrivals\[0\]\.trace \(bad2.csv, line 3\)\.cpu: invalid quantity 'many': quantities must match"):
         Scenario.load({"cluster": {"nodes": 1}, "arrivals": [{"trace": "bad2.csv"}]}, base_dir=tmp_path)
     # resolved when the timeline is built: more nodes asked for than exist
     sc = Scenario.load("cluster: {nodes: 3}\nevents: [{at: 1, drain: {count: 5}}]")

@@ -66,33 +66,56 @@ IN_SCHEDULER = IN_PODS | IN_KEYS | IN_NAMESPACE | IN_ORDER | IN_CONTROLLED
 
 class UidMap:
     """uid -> int: canonical UUIDs in a compiled hash index (``_table.UidIndex``), other uids in
-    a dict. ``get`` answers -1 for a uid not there."""
+    a dict. ``get`` answers -1 for a uid not there.
 
-    __slots__ = ("_index", "_other")
+    ``_last`` is the last ``get``: (the uid string object, its answer), kept until the next change.
+    A pod's deletion asks for the same uid object four or five times in a row (the client's
+    lookup, ``Cluster.preempt_pod``'s check, ``pop_bulk_pod``, the cache's ``has``), each a parse
+    of the 36-character uid and a probe otherwise."""
+
+    __slots__ = ("_index", "_other", "_last")
 
     def __init__(self):
         self._index = _table.UidIndex()
         self._other: dict[str, int] = {}
+        self._last: tuple[str | None, int] = (None, -1)
 
     def __len__(self) -> int:
         return len(self._index) + len(self._other)
 
     def get(self, uid: str) -> int:
+        last = self._last
+        if last[0] is uid:  # the same string object: the same answer while nothing changed
+            return last[1]
         b = self._index.lookup(uid)
         if b < 0 and self._other:
-            return self._other.get(uid, -1)
+            b = self._other.get(uid, -1)
+        self._last = (uid, b)
         return b
 
     def put_many(self, uids: list[str], start: int, words: tuple | None = None) -> None:
         """``uids[i] -> start + i`` (``words``: the uids parsed, see ``uid_words``)."""
         n = len(uids)
+        self._last = (None, -1)
         hi, lo, ok = words if words is not None else _uid_words(uids)
         self._index.put_many(hi, lo, ok, np.arange(start, start + n, dtype=np.int64))
         if not ok.all():
             for i in np.flatnonzero(ok == 0).tolist():
                 self._other[uids[i]] = start + i
 
+    def remove_if(self, uid: str, value: int) -> None:
+        """``remove(uid)`` when ``uid`` maps to ``value`` (the uid parsed once, not by a ``get``
+        and then a ``remove``)."""
+        self._last = (None, -1)
+        parsed = _table.parse_uid(uid)
+        if parsed is None:
+            if self._other.get(uid, -1) == value:
+                self._other.pop(uid, None)  # (value -1 with uid absent: as get, then remove)
+        elif self._index.get(*parsed) == value:
+            self._index.remove(*parsed)
+
     def remove(self, uid: str) -> None:
+        self._last = (None, -1)
         parsed = _table.parse_uid(uid)
         if parsed is None:
             self._other.pop(uid, None)
@@ -212,8 +235,7 @@ class BulkPods:
         self.flags[b] = f
         if f == 0:
             uid, name = self.uid(b), self.name(b)
-            if self.index.get(uid) == b:
-                self.index.remove(uid)
+            self.index.remove_if(uid, b)
             self.n_live -= 1
             names = self.by_name[self.namespaces[self.ns[b]]]
             if names.get(name) == b:
@@ -799,9 +821,16 @@ class Cache:
     def _unplace_bulk(self, b: int) -> "Pod":
         """Take bulk pod ``b`` off its node (or out of the ghosts); the cache no longer holds it."""
         bulk = self.bulk
-        pod, node_name = bulk.pod(b), bulk.node_name(b)
-        bulk.detach(b, pod)
-        self._unplace(pod, node_name)
+        pod = bulk.pod(b)
+        rec = int(bulk.rec[b])
+        if rec >= 0:
+            # on the table at its record (a ghost's record is gone: ``remove_node`` detaches it),
+            # so no ghost: the record goes as ``_unplace`` would find and remove it
+            bulk.detach(b, pod)
+            self.snapshot.table.remove_record(rec)
+        else:
+            bulk.detach(b, pod)
+            self._unplace(pod, pod.node_name)
         bulk.clear(b, IN_CACHE)
         return pod
 

@@ -1088,6 +1088,14 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
         rec = self._acc.find(row, pod.uid, self._pod_uid_str)
         if rec < 0:
             raise KeyError(f"pod {pod.namespace}/{pod.name} is not on node {node_name}")
+        return self.remove_record(rec, row)
+
+    def remove_record(self, rec: int, row: int = -1) -> PodInfo:
+        """:meth:`remove_pod` of the pod at live record ``rec`` (on ``row``, -1: the record's), for
+        a caller that knows the record (a bulk pod's, see ``BulkPods.rec``): no node name to look
+        up and no scan of the node's records for the uid."""
+        if row < 0:
+            row = int(self.pod_row[rec])
         if self._shared:
             self._own_accounts()
         pi = self.pod_info(rec)

@@ -372,29 +372,43 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         self._pod_attached = {}  # the storage objects changed: every pod's part is read again
 
     def _on_row_change(self, row: int, old: Any, new: Any) -> None:
+        if type(old) is dict and type(new) is dict:
+            # A row's value changes by the pods that came or went (one bound pod's volumes, most
+            # often), while the whole value grows with the row's pods: only the entries that
+            # differ are taken out and put in (items, so a unique name whose driver changed is
+            # both), which leaves counts, maxima and volume rows as the full swap leaves them.
+            # The full swap made the per-pod cost grow with the pods already on the node.
+            self._apply_entries(row, old.items() - new.items(), -1)
+            self._apply_entries(row, new.items() - old.items(), 1)
+            return
         for value, sign in ((old, -1), (new, 1)):
             if value is None:
                 continue
             if isinstance(value, str):
                 (self._error_rows.add if sign > 0 else self._error_rows.discard)(row)
                 continue
-            for unique, driver in value.items():
-                col = self._counts.get(driver)
-                if col is None:
-                    col = self._counts[driver] = np.zeros(self._capacity_now(), dtype=np.int64)
-                col[row] += sign
-                known = self._count_max.get(driver)
-                if known is not None:
-                    if sign > 0:
-                        if col[row] > known:
-                            self._count_max[driver] = int(col[row])
-                    elif col[row] + 1 >= known:
-                        del self._count_max[driver]  # the maximum may have fallen: taken again when asked
-                rows = self._rows_of_volume.setdefault(unique, set())
+            self._apply_entries(row, value.items(), sign)
+
+    def _apply_entries(self, row: int, entries: Any, sign: int) -> None:
+        """Count ``entries`` ((unique name, driver) pairs) of ``row`` in (``sign`` 1) or out (-1):
+        the per-driver count columns, their kept maxima and the rows holding each volume."""
+        for unique, driver in entries:
+            col = self._counts.get(driver)
+            if col is None:
+                col = self._counts[driver] = np.zeros(self._capacity_now(), dtype=np.int64)
+            col[row] += sign
+            known = self._count_max.get(driver)
+            if known is not None:
                 if sign > 0:
-                    rows.add(row)
-                else:
-                    rows.discard(row)
+                    if col[row] > known:
+                        self._count_max[driver] = int(col[row])
+                elif col[row] + 1 >= known:
+                    del self._count_max[driver]  # the maximum may have fallen: taken again when asked
+            rows = self._rows_of_volume.setdefault(unique, set())
+            if sign > 0:
+                rows.add(row)
+            else:
+                rows.discard(row)
 
     def _driver_max(self, driver: str, col: np.ndarray) -> int:
         """The maximum of ``driver``'s count column (``col``), kept between cycles."""

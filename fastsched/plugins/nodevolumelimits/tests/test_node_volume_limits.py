@@ -521,3 +521,53 @@ def test_scheduler_requeues_the_pod_when_a_csi_node_limit_is_raised():
     s.update_object(csi_node_manifest("node-1", {EBS: 2}))
     (r,) = s.run(until=s.clock.now() + 60)
     assert r.status == "Scheduled" and r.node_name == "node-1"
+
+
+def _aggregates(pl):
+    counts = {d: c.tolist() for d, c in pl._counts.items() if c.any()}
+    rows = {u: sorted(r) for u, r in pl._rows_of_volume.items() if r}
+    maxima = {d: pl._driver_max(d, c) for d, c in pl._counts.items()}
+    return counts, rows, maxima, sorted(pl._error_rows)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_row_change_deltas_agree_with_full_swaps(seed):
+    """_on_row_change takes a dict-to-dict change as the entries that differ; the aggregates
+    (per-driver counts, their kept maxima, each volume's rows, the error rows) equal those of
+    taking the whole old value out and the whole new one in, on seeded random row histories
+    (values growing and shrinking by a few volumes, unique names moving between drivers,
+    error texts and emptied rows among them)."""
+    import random
+
+    rng = random.Random(seed)
+    drivers = ["a", "b", "a/x", "c"]
+    delta, swap = NodeVolumeLimits(Handle([])), NodeVolumeLimits(Handle([]))
+    capacity = 6
+    for pl in (delta, swap):
+        pl._on_reset(capacity)
+    values: dict[int, object] = {}
+    for step in range(400):
+        row = rng.randrange(capacity)
+        old = values.get(row)
+        roll = rng.random()
+        if roll < 0.08:
+            new = "error text" if rng.random() < 0.5 else None
+        else:
+            new = dict(old) if isinstance(old, dict) else {}
+            for _ in range(rng.randint(1, 3)):
+                unique = f"v{rng.randrange(12)}"
+                if rng.random() < 0.35:
+                    new.pop(unique, None)
+                else:
+                    new[unique] = rng.choice(drivers)  # a name may move to another driver
+        if new == old:
+            continue  # RowCache calls on_change only for a changed value
+        values[row] = new
+        delta._on_row_change(row, old, new)
+        if old is not None:
+            swap._on_row_change(row, old, None)
+        if new is not None:
+            swap._on_row_change(row, None, new)
+        if step % 7 == 0:  # the maxima asked between changes, as the Filter does
+            assert _aggregates(delta) == _aggregates(swap), step
+    assert _aggregates(delta) == _aggregates(swap)

@@ -344,15 +344,7 @@ def _load_both(docs: list[dict]) -> list[tuple]:
 def test_a_stamped_pod_has_its_own_token_volume_and_mounts(options, monkeypatch):
     """Pods differing only in the token volume's name are stamped from one template, and each has
     the volumes and mounts the full path decodes from its own manifest, field by field."""
-    stamped = []
-
-    class Counting(PodTemplates):
-        def stamp(self, key, document):
-            pod = super().stamp(key, document)
-            stamped.append(pod is not None)
-            return pod
-
-    monkeypatch.setattr(load_module, "_POD_TEMPLATES", Counting())
+    stamped = _stamps(monkeypatch)
     docs = [_token_pod(f"web-{i}", f"kube-api-access-{c * 5}", **options) for i, c in enumerate("bcdfg")]
     pods = load_objects(copy.deepcopy(docs))
     assert stamped == [False, True, True, True, True] and len({PodTemplates().key(d) for d in docs}) == 1

@@ -270,7 +270,7 @@ def _pod_requests_mutation(c: _Cases) -> Callable[[dict], str]:
         ctr = p["spec"]["containers"][0]
         req = ctr.setdefault("resources", {}).setdefault("requests", {})
         res = c.rng.choice(("cpu", "memory"))
-        if res in req and c.chance(0.3):
+        if res in req and c.chance(0.3) and not _hugepages_left_alone(ctr["resources"], res):
             del req[res]
             if not req:
                 ctr["resources"].pop("requests")
@@ -283,6 +283,16 @@ def _pod_requests_mutation(c: _Cases) -> Callable[[dict], str]:
             limits[res] = req[res]
         return f"request {res}={req[res]}"
     return mutate
+
+
+def _hugepages_left_alone(resources: dict, res: str) -> bool:
+    """Whether removing the request ``res`` would leave a container's hugepages without any cpu or
+    memory request or limit: the API server refuses such a pod ("HugePages require cpu or
+    memory"), so no real update makes one (the request is changed instead)."""
+    requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+    if not any(k.startswith("hugepages-") for k in (*requests, *limits)):
+        return False
+    return not any(k in ("cpu", "memory") for k in (*(k for k in requests if k != res), *limits))
 
 
 def _target_mutation(c: _Cases) -> Callable[[dict], str]:

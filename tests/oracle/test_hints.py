@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from fastsched.api import load_objects
 from fastsched.framework import events as fw_events
 from fastsched.framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from fastsched.plugins.dynamicresources import DynamicResources
@@ -241,3 +242,17 @@ def test_objects_reach_fastsched_in_the_informers_order(monkeypatch):
     mine = run_fastsched_hints(sc)
     assert [h["hint"] for h in mine["hints"][0]["hints"] if h["plugin"] == "NodeResourcesFit"] == ["Queue"]
     assert compare_hints(sc, mine, rec["answer"])
+
+
+@pytest.mark.parametrize("seed", [1806314889, *range(40)])
+def test_pod_changes_drawn_are_pods_the_api_server_accepts(seed):
+    """Every Pod a hint case adds or updates passes validation: the oracle's fake clientset takes
+    any object, so an update the API server refuses would only show as fastsched's error. Seed
+    1806314889 drew a resize removing the memory request of a container with hugepages and no cpu
+    ("HugePages require cpu or memory")."""
+    for case in generate_hints(seed)["hints"]:
+        if case["kind"] != "Pod":
+            continue
+        for manifest in (case.get("old"), case.get("new")):
+            if manifest is not None:
+                load_objects([copy.deepcopy(manifest)])  # raises ValidationError for a refused pod

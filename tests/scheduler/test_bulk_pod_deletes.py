@@ -123,30 +123,41 @@ def _preemption_cluster(seed: int):
     return build
 
 
+def preemption_run(seed: int, monkeypatch, patch=None, objects=None) -> tuple:
+    """The preemption cluster of ``seed`` scheduled (``objects(measured)`` added before the measured
+    pods; ``patch(monkeypatch)`` applied for the run, then undone): its outcome, the events heard,
+    the nomination index's state and the number of victims."""
+    inst, init, measured = _preemption_cluster(seed)()
+    s = Scheduler(inst.config, seed=seed)
+    s.add(inst.namespaces)
+    s.add(inst.priority_classes)
+    s.add_nodes(inst.nodes)
+    s.add_pods(init)
+    if objects is not None:
+        s.add(objects(measured))
+    s.add_pods(measured)
+    if patch is not None:
+        patch(monkeypatch)
+    log = _Log(s)
+    out = outcome(s)
+    monkeypatch.undo()
+    return out, log.events, index_state(s), s.metrics.preemption_victims
+
+
+def _pdbs(measured) -> list:
+    ns = measured[-1].namespace
+    return [PodDisruptionBudget.from_manifest({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": f"pdb-{g}", "namespace": ns},
+        "spec": {"minAvailable": 20 if g == "a" else 1, "selector": {"matchLabels": {"grp": g}}},
+        "status": {"disruptionsAllowed": 0 if g == "a" else 5}}) for g in "ab"]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_preemption_victims_deleted_in_one_step_as_one_by_one(seed, monkeypatch):
-    def run(one_step: bool):
-        inst, init, measured = _preemption_cluster(seed)()
-        s = Scheduler(inst.config, seed=seed)
-        s.add(inst.namespaces)
-        s.add(inst.priority_classes)
-        s.add_nodes(inst.nodes)
-        s.add_pods(init)
-        ns = measured[-1].namespace
-        s.add([PodDisruptionBudget.from_manifest({
-            "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-            "metadata": {"name": f"pdb-{g}", "namespace": ns},
-            "spec": {"minAvailable": 20 if g == "a" else 1, "selector": {"matchLabels": {"grp": g}}},
-            "status": {"disruptionsAllowed": 0 if g == "a" else 5}}) for g in "ab"])
-        s.add_pods(measured)
-        if not one_step:
-            monkeypatch.setattr(cluster_module, "pop_bulk_pod", lambda *a: None)
-        log = _Log(s)
-        out = outcome(s)
-        monkeypatch.undo()
-        return out, log.events, index_state(s), s.metrics.preemption_victims
-
-    fast, slow = run(True), run(False)
+    fast = preemption_run(seed, monkeypatch, objects=_pdbs)
+    slow = preemption_run(seed, monkeypatch, objects=_pdbs,
+                          patch=lambda mp: mp.setattr(cluster_module, "pop_bulk_pod", lambda *a: None))
     assert fast[3] > 0
     assert fast == slow
 

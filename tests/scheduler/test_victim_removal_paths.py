@@ -11,7 +11,7 @@ from fastsched.scheduler import Scheduler
 from fastsched.scheduler.cache import IN_CACHE, Cache, UidMap
 from fastsched.snapshot.table import NodeTable
 
-from tests.scheduler.test_bulk_pod_deletes import _Log, _preemption_cluster, index_state, with_controllers
+from tests.scheduler.test_bulk_pod_deletes import _Log, index_state, preemption_run, with_controllers
 from tests.snapshot.test_bulk import table_state
 from tests.snapshot.test_bulk_scheduler import BUILDS, in_bulk, outcome, scheduler_state
 
@@ -60,22 +60,9 @@ def test_bulk_removal_by_record_is_the_removal_by_node_name(name, seed, monkeypa
 
 @pytest.mark.parametrize("seed", range(4))
 def test_preemption_victims_removed_by_record_as_by_node_name(seed, monkeypatch):
-    def run(by_record: bool):
-        inst, init, measured = _preemption_cluster(seed)()
-        s = Scheduler(inst.config, seed=seed)
-        s.add(inst.namespaces)
-        s.add(inst.priority_classes)
-        s.add_nodes(inst.nodes)
-        s.add_pods(init)
-        s.add_pods(measured)
-        if not by_record:
-            monkeypatch.setattr(Cache, "_unplace_bulk", _unplace_bulk_by_name)
-        log = _Log(s)
-        out = outcome(s)
-        monkeypatch.undo()
-        return out, log.events, index_state(s), s.metrics.preemption_victims
-
-    fast, slow = run(True), run(False)
+    fast = preemption_run(seed, monkeypatch)
+    slow = preemption_run(seed, monkeypatch,
+                          patch=lambda mp: mp.setattr(Cache, "_unplace_bulk", _unplace_bulk_by_name))
     assert fast[3] > 0
     assert fast == slow
 

@@ -631,7 +631,7 @@ class Framework(Handle):
                 else:
                     # _timed without the sample (9 cycles in 10): the call and its checks inline, the
                     # common answer (an exact pair of None or a PreFilterResult and None or a Status)
-                    # taken as it is, any other through _timed's own checks (_checked_pre_filter)
+                    # taken as it is, any other through _timed's own checks (_checked_pair)
                     try:
                         out = pl.pre_filter(state, pod, nodes)
                     except Exception as e:  # noqa: BLE001
@@ -639,7 +639,7 @@ class Framework(Handle):
                     if type(out) is tuple and len(out) == 2 and (out[1] is None or type(out[1]) is Status):
                         r, s = out
                     else:
-                        r, s = _checked_pre_filter(name, out)
+                        r, s = _checked_pair(name, "PreFilter", out, 1)
                 if (r is not None and type(r) is not PreFilterResult and not isinstance(r, PreFilterResult)
                         and (s is None or s.is_success())):  # upstream reads the result only then
                     r, s = None, bad_return(name, "PreFilter", (r, s), EXPECT_PRE_FILTER)
@@ -1433,13 +1433,13 @@ class Framework(Handle):
             s = out
             if s is not None and type(s) is not Status and not isinstance(s, Status):
                 return bad_return(name, label or point, out, EXPECT_STATUS)
-        elif type(out) is tuple and len(out) == 2 or isinstance(out, tuple) and len(out) == 2:
-            s = out[status_at]
-            if s is not None and type(s) is not Status and not isinstance(s, Status):
-                return _as_return(bad_return(name, label or point, out, _PAIRS.get(label or point, "a pair")),
-                                  status_at)
+        elif type(out) is tuple and len(out) == 2 and ((s := out[status_at]) is None or type(s) is Status):
+            pass  # the common answer: an exact pair with None or a Status where the caller reads it
         else:
-            return _as_return(bad_return(name, label or point, out, _PAIRS.get(label or point, "a pair")), status_at)
+            checked = _checked_pair(name, label or point, out, status_at)
+            if checked is not out:
+                return checked  # the Error pair
+            s = out[status_at]
         if record:
             self.metrics.observe_plugin(point, name, _code_str(s), _perf_counter() - t0)
         return out
@@ -1536,16 +1536,15 @@ def _expect_verdicts(m: int) -> str:
     return f"a FilterVerdicts with {m} verdicts (one per node), a Status or None"
 
 
-def _checked_pre_filter(name: str, out: Any) -> tuple:
-    """``Framework._timed``'s checks of a PreFilter answer (``status_at=1``) that is not an exact
-    pair of (anything, None or a Status): a tuple subclass of two with a Status subclass passes; any
-    other shape becomes the Error pair."""
+def _checked_pair(name: str, label: str, out: Any, status_at: int) -> Any:
+    """``Framework._timed``'s checks of a pair answer that is not an exact tuple of two with None
+    or a Status at ``status_at``: a tuple subclass of two with a Status subclass there is ``out``
+    itself; any other shape becomes the Error pair (a new object: callers tell it by identity)."""
     if isinstance(out, tuple) and len(out) == 2:
-        s = out[1]
-        if s is not None and type(s) is not Status and not isinstance(s, Status):
-            return _as_return(bad_return(name, "PreFilter", out, _PAIRS.get("PreFilter", "a pair")), 1)
-        return out
-    return _as_return(bad_return(name, "PreFilter", out, _PAIRS.get("PreFilter", "a pair")), 1)
+        s = out[status_at]
+        if s is None or type(s) is Status or isinstance(s, Status):
+            return out
+    return _as_return(bad_return(name, label, out, _PAIRS.get(label, "a pair")), status_at)
 
 
 def _as_return(status: Status, status_at: int | None):

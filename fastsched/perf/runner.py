@@ -617,6 +617,10 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
     :data:`RESCALE_TRIES` times while that still keeps no sample; the last run is the result's
     :attr:`~WorkloadResult.rescaled`. The original result (``no sample``, no threshold check) is
     unchanged: the rescaled run measures a bigger workload than the config's, reported beside it.
+    When that run's extra pods do not fit the config's cluster (a cluster the config fills, as
+    DRA's 5000pods_500nodes), it is made again with the cluster's node counts and its init pods
+    and claims scaled by the same factor (:attr:`~WorkloadResult.scaled_cluster_params`; why
+    that is conservative: ``_rescaled``).
 
     ``rescale_min_samples`` (default 1: only a phase without a sample): with ``rescale``, a
     workload whose measured phase kept fewer SchedulingThroughput samples than this is rescaled

@@ -22,6 +22,8 @@ from .test_rescale_no_sample import V137
     # the cluster's size
     ("dra", "SchedulingWithResourceClaimTemplate", ["nodesWithoutDRA", "nodesWithDRA"], ["initClaims"]),
     ("dra/extendedresource", "ExtendedResource", ["nodesWithoutDRA", "nodesWithDRA"], ["initPods"]),
+    # the measured pods alone fill the devices: initPods is the fill param, 0, and stays 0 (scaled())
+    ("dra/extendedresource/scoring", "ExtendedResourceScoring", ["nodesWithoutDRA", "nodesWithDRA"], ["initPods"]),
     ("volumes", "SchedulingInTreePVs", ["initNodes"], ["initPods"]),
     ("misc", "SchedulingWithExtendedResource", ["nodesWithoutExtendedResource", "nodesWithExtendedResource"], []),
 ])

@@ -205,6 +205,8 @@ def _rescaled_row(config: Any, r: Any, topic: str, options: dict) -> dict | None
     if rs is None:
         return None
     return {"status": rs.status, "reason": rs.reason, "params": dict(rs.scaled_params),
+            # the cluster's node counts and init fill, when the measured pods alone did not fit
+            **({"cluster_params": dict(rs.scaled_cluster_params)} if rs.scaled_cluster_params else {}),
             "measured_pods_per_second": None if rs.measured is None else round(rs.measured, 1),
             "throughput_samples": rs.throughput_samples, "ratio": rs.ratio and round(rs.ratio, 1),
             "phase_pods_per_second": rs.phases_pods_per_second and round(rs.phases_pods_per_second, 1),

@@ -186,7 +186,10 @@ def upstream(bs: list[dict], topic: str | None = None, samples_col: bool = False
                 row += ["-", "-", "-", "-"]
             else:
                 m = rs.get("measured_pods_per_second")
-                row += [", ".join(f"{k}={_fmt(v)}" for k, v in rs["params"].items()),
+                params = ", ".join(f"{k}={_fmt(v)}" for k, v in rs["params"].items())
+                if rs.get("cluster_params"):  # the cluster scaled too: its pods did not fit the config's
+                    params += "; cluster scaled: " + ", ".join(f"{k}={_fmt(v)}" for k, v in rs["cluster_params"].items())
+                row += [params,
                         ("no sample" if m is None else _fmt(m)) + ("" if rs["status"] == "passed" else f" ({rs['status']})"),
                         _fmt(rs.get("throughput_samples")), f"{rs['ratio']:.1f}x" if rs.get("ratio") else "-"]
         rows.append(row + [_fmt(e.get("phase_pods_per_second")), _fmt(e.get("cpu_s"), 1)])

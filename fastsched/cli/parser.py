@@ -105,7 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
     pf.add_argument("--rescale-no-sample", nargs="?", const=4.0, default=None, type=float, metavar="FACTOR",
                     help="a workload whose measured phase keeps no throughput sample is run again with its "
                          "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while "
-                         "still no sample); that run's metric is shown beside 'no sample', not in its place")
+                         "still no sample); that run's metric is shown beside 'no sample', not in its place. If "
+                         "its pods do not fit (they stay unschedulable), the cluster's node counts and init pods "
+                         "and claims are scaled by FACTOR too, and its row says 'cluster scaled'")
     pf.add_argument("--min-samples", type=_pos_int, default=1, metavar="N",
                     help="with --rescale-no-sample: also rescale a workload whose measured phase keeps fewer than "
                          "N throughput samples, and rescale until N are kept (default 1; a phase of one or two "

@@ -26,7 +26,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import yaml
 
@@ -461,17 +461,23 @@ class Workload:
             return self.threshold_by_topic[topic]
         return self.threshold
 
-    def scaled(self, params: list[str], factor: float) -> "Workload":
+    def scaled(self, params: Sequence[str], factor: float, cluster: Sequence[str] = ()) -> "Workload":
         """A copy with each of ``params`` multiplied by ``factor`` (rounded down, at least the
         original + 1): the workload's own scale knobs turned up, the config untouched. The
-        measured phase's rescaled run (:func:`fastsched.perf.runner.run_perf`'s ``rescale``)."""
+        measured phase's rescaled run (:func:`fastsched.perf.runner.run_perf`'s ``rescale``).
+        ``cluster`` (the cluster's size and its fill before the measured phase: node counts,
+        init pods and claims) are scaled the same way, except that a 0 stays 0 (no nodes
+        without devices, no init claims: none in the bigger cluster either)."""
         out = dict(self.params)
-        for name in params:
-            v = self.params[name]
+        for name in [*params, *cluster]:
+            v = self.params.get(name)
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 raise _err(f"{self.path}.params.{name}", f"parameter {name} has the wrong type "
                                                         f"{_type_name(v)} (want a number)")
-            out[name] = max(int(v * factor), int(v) + 1)
+            if v < 0:
+                raise _err(f"{self.path}.params.{name}", f"parameter {name} = {v:g} cannot be scaled: "
+                                                        "must not be negative")
+            out[name] = 0 if name not in params and v == 0 else max(int(v * factor), int(v) + 1)
         return Workload(name=self.name, params=out, labels=list(self.labels), threshold=self.threshold,
                         threshold_by_topic=dict(self.threshold_by_topic),
                         threshold_metric_selector=self.threshold_metric_selector,

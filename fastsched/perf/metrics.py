@@ -105,6 +105,16 @@ class WorkloadResult:
     #: on a rescaled run: the workload parameters it changed (name -> value used); see
     #: :attr:`rescaled`
     scaled_params: dict[str, Any] = field(default_factory=dict)
+    #: on a rescaled run that scaled the cluster too: the parameters that size the cluster and
+    #: its fill before the measured phase (node counts, init pods and claims; name -> value
+    #: used), empty when only the measured pods were turned up; see ``cluster_scaled_because``
+    scaled_cluster_params: dict[str, Any] = field(default_factory=dict)
+    #: on a rescaled run that scaled the cluster too: why (the reason the run with only its
+    #: measured pods turned up failed, its pods not fitting the config's cluster)
+    cluster_scaled_because: str = ""
+    #: on a failed run: the pods left unbound whose last attempt found no node (Unschedulable);
+    #: how a rescaled run whose extra pods do not fit the cluster is told from a slow one
+    unschedulable_pods: int = 0
     #: when the workload kept no SchedulingThroughput sample (or fewer than the run's
     #: ``rescale_min_samples``) and the run asked for it (``fastsched perf --rescale-no-sample``):
     #: the same workload run again with its measured pods' count parameters turned up, whose
@@ -157,6 +167,9 @@ class WorkloadResult:
                            for p in self.phases],
                 "timeline": self.timeline,
                 **({"scaled_params": dict(self.scaled_params)} if self.scaled_params else {}),
+                **({"scaled_cluster_params": dict(self.scaled_cluster_params),
+                    "cluster_scaled_because": self.cluster_scaled_because} if self.scaled_cluster_params else {}),
+                **({"unschedulable_pods": self.unschedulable_pods} if self.status == "failed" else {}),
                 "rescaled": None if self.rescaled is None else self.rescaled.summary_dict()}
 
     @property
@@ -169,8 +182,11 @@ class WorkloadResult:
         return sum(p.pods_scheduled for p in self.phases) / seconds
 
     def summary_dict(self) -> dict:
-        """A rescaled run in ``--json``: its parameters, metric, samples and phases' own rate."""
-        return {"scaled_params": dict(self.scaled_params), "status": self.status, "reason": self.reason,
+        """A rescaled run in ``--json``: its parameters (``cluster_scaled``: the cluster's and its
+        init fill's too, ``scaled_cluster_params``, and why), metric, samples and phases' own rate."""
+        return {"scaled_params": dict(self.scaled_params), "cluster_scaled": bool(self.scaled_cluster_params),
+                "scaled_cluster_params": dict(self.scaled_cluster_params),
+                "cluster_scaled_because": self.cluster_scaled_because, "status": self.status, "reason": self.reason,
                 "measured": self.measured, "no_throughput_sample": self.no_throughput_sample,
                 "ratio": self.ratio, "throughput_samples": [p.throughput_samples for p in self.phases],
                 "pods_scheduled": sum(p.pods_scheduled for p in self.phases),

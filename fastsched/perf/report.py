@@ -9,7 +9,7 @@ from typing import Any
 
 from .metrics import PerfReport, WorkloadResult
 
-__all__ = ["results_table", "write_data_items", "default_json_name"]
+__all__ = ["results_table", "rescaled_label", "write_data_items", "default_json_name"]
 
 
 def _num(v: float | None, digits: int = 1) -> str:
@@ -49,9 +49,17 @@ def results_table(report: PerfReport, title: str = "scheduler_perf results") -> 
         if r.rescaled is not None:
             # the rescaled run's own row, under the original's "no sample": a bigger workload
             # than the config's, named by the parameters it changed
-            params = ", ".join(f"{k}={v:,}" for k, v in r.rescaled.scaled_params.items())
-            _add_row(t, r.rescaled, f"  rescaled: {params}")
+            _add_row(t, r.rescaled, f"  rescaled: {rescaled_label(r.rescaled)}")
     return t
+
+
+def rescaled_label(r: WorkloadResult) -> str:
+    """A rescaled run named by the parameters it changed: ``measurePods=10,000``, and when it
+    scaled the cluster too, ``; cluster scaled: nodesWithDRA=2,000, initClaims=10,000``."""
+    text = ", ".join(f"{k}={v:,}" for k, v in r.scaled_params.items())
+    if r.scaled_cluster_params:
+        text += "; cluster scaled: " + ", ".join(f"{k}={v:,}" for k, v in r.scaled_cluster_params.items())
+    return text
 
 
 def _add_row(t: Any, r: WorkloadResult, name: str) -> None:

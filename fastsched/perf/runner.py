@@ -64,7 +64,7 @@ from .ops import CLUSTER_SCOPED_KINDS, WorkloadOps
 from .topics import topic_options
 
 __all__ = ["DataItem", "WorkloadResult", "PerfReport", "WorkloadError", "run_workload", "run_perf",
-           "rescale_workload", "CLUSTER_SCOPED_KINDS", "MODELLED_KINDS", "WAIT_TIMEOUT"]
+           "rescale_workload", "cluster_count_params", "CLUSTER_SCOPED_KINDS", "MODELLED_KINDS", "WAIT_TIMEOUT"]
 
 #: libyaml's loader when PyYAML has it (as fastsched.api.load): rendered templates of many objects
 #: (v1.37's DRA ResourceSlices: 500 of 10 devices) take minutes to parse in pure Python
@@ -490,6 +490,8 @@ class _Executor(WorkloadOps):
                 timer.stop()
         sched = getattr(self, "sched", None)
         if sched is not None:
+            if r.status == "failed":
+                r.unschedulable_pods = _unschedulable_pods(sched)
             r.nodes = len(sched.cache.node_names())
             r.virtual_seconds = self.clock.now()
             r.preemption_victims = sched.metrics.preemption_victims
@@ -534,6 +536,14 @@ class _Executor(WorkloadOps):
             wall = self.work_clock()
             self.topic_options.node_update(self)
             self._elapse(wall)
+
+
+def _unschedulable_pods(sched: Any) -> int:
+    """Pods left unbound whose last scheduling attempt found no node for them (Unschedulable:
+    every node rejected by Filter, and PostFilter found no victims to make room)."""
+    from ..scheduler.result import UNSCHEDULABLE
+
+    return sum(1 for res in sched.results.values() if res.status == UNSCHEDULABLE and not res.pod.node_name)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -607,6 +617,10 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
     :data:`RESCALE_TRIES` times while that still keeps no sample; the last run is the result's
     :attr:`~WorkloadResult.rescaled`. The original result (``no sample``, no threshold check) is
     unchanged: the rescaled run measures a bigger workload than the config's, reported beside it.
+    When that run's extra pods do not fit the config's cluster (a cluster the config fills, as
+    DRA's 5000pods_500nodes), it is made again with the cluster's node counts and its init pods
+    and claims scaled by the same factor (:attr:`~WorkloadResult.scaled_cluster_params`; why
+    that is conservative: ``_rescaled``).
 
     ``rescale_min_samples`` (default 1: only a phase without a sample): with ``rescale``, a
     workload whose measured phase kept fewer SchedulingThroughput samples than this is rescaled
@@ -689,22 +703,57 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
     ``wait_timeout``, upstream's 10 minutes): a bigger workload that the cluster cannot hold
     (MixedSchedulingBasePod x100: 500,000 measured pods where 5,000 nodes of 4 CPUs hold 200,000
     of 100m) fails every extra pod's attempt and its fruitless preemption over every node, for as
-    long as those attempts last. Such a run fails with the reason; it is not the same workload at
-    a bigger scale. (A check of the cluster's room before the run would refuse workloads whose
-    measured pods make room by preempting.)"""
+    long as those attempts last. (A check of the cluster's room before the run would refuse
+    workloads whose measured pods make room by preempting.)
+
+    **The cluster scaled too.** A workload whose cluster the config fills exactly (DRA's
+    5000pods_500nodes: 500 nodes of 10 devices, 2,500 claims allocated before and 2,500 measured
+    pods; the extendedresource cases the same with init pods) has no room for more measured pods.
+    When a run fails because its pods did not fit (:func:`_pods_did_not_fit`), the same run is
+    made again with the cluster's size scaled by the same factor as the measured pods: the
+    parameters of :func:`cluster_count_params` (node counts, with the per-node ResourceSlices
+    that share them, and the init pods and claims that fill the cluster before the measured
+    phase); that run, and every later try, is reported with ``scaled_cluster_params`` and the
+    failed run's reason in ``cluster_scaled_because``. Why a pass of it is conservative evidence
+    for the config's workload: every Filter and Score of every measured pod runs over ``factor``
+    times the nodes (and DRA's allocator over ``factor`` times the slices), so each pod costs
+    more than in the config's cluster, never less. Why the init pods and claims are scaled too,
+    by the same factor and no more: the measured pods then see the config's fill ratio all
+    along (5000pods_500nodes: half the devices taken when they start, all at the end); with the
+    config's init count in a ``factor`` times bigger cluster they would start in an emptier one
+    (12.5% taken instead of 50%), where fewer nodes are full and each pod finds its feasible
+    nodes sooner: cheaper per pod than the config's, which would overstate the rate. A
+    parameter that is 0 (no nodes without devices, no init claims) stays 0."""
     names = tc.measured_count_params()
     if not names:
         return None
     previous = original
     run: WorkloadResult | None = None
     scale = 1.0
-    for _ in range(RESCALE_TRIES):
-        scale *= factor
-        scaled = w.scaled(names, scale)
+    cluster: list[str] = []       # the cluster's parameters, once a run's pods did not fit
+    because = ""
+    tries, again = 0, False
+    while again or tries < RESCALE_TRIES:
+        if not again:
+            tries += 1
+            scale *= factor
+        again = False
+        scaled = w.scaled(names, scale, cluster)
         budget = min(options.get("wait_timeout", WAIT_TIMEOUT), _rescale_wait(previous, factor))
         run = run_workload(config, tc, scaled, topic=topic, seed=seed, **{**options, "wait_timeout": budget})
         run.scaled_params = {n: scaled.params[n] for n in names}
-        if run.status == "failed" and run.reason.startswith("op ") and "timed out after" in run.reason \
+        run.scaled_cluster_params = {n: scaled.params[n] for n in cluster}
+        run.cluster_scaled_because = because
+        if not cluster and _pods_did_not_fit(run):
+            node_params, fill_params = cluster_count_params(config, tc, w)
+            node_params = [n for n in node_params if n not in names]
+            if node_params:
+                cluster = [*node_params, *(n for n in fill_params if n not in names and n not in node_params)]
+                because = run.reason
+                again = True  # the same scale, the cluster scaled with it (not a try of its own)
+                continue
+            run.reason += " (its pods do not fit the cluster, and no count parameter of a createNodes op sizes it)"
+        elif run.status == "failed" and run.reason.startswith("op ") and "timed out after" in run.reason \
                 and budget < WAIT_TIMEOUT:
             run.reason += (f" (a rescaled run's waits get {RESCALE_WAIT_SLACK:g}x the factor {factor:g} times the "
                            f"{previous.virtual_seconds:.3g}s the run before it took, at least {RESCALE_MIN_WAIT:g}s: "
@@ -719,3 +768,90 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
 def _rescale_wait(previous: WorkloadResult, factor: float) -> float:
     """The wait timeout of a run ``factor`` times bigger than ``previous`` (see ``_rescaled``)."""
     return min(WAIT_TIMEOUT, max(RESCALE_MIN_WAIT, RESCALE_WAIT_SLACK * factor * previous.virtual_seconds))
+
+
+def _pods_did_not_fit(run: WorkloadResult) -> bool:
+    """Whether a rescaled ``run`` failed because its pods do not fit the cluster: it failed in a
+    wait on pods (timed out, or nothing could make progress any more) with pods left unbound
+    whose last attempt found no node (:attr:`WorkloadResult.unschedulable_pods`). The run it
+    rescales passed with every pod bound in the same cluster, so such pods are the extra ones
+    the cluster has no room for; a run that is merely slow times out with its pods queued or
+    bound, none found unschedulable, and is not told to scale its cluster."""
+    return (run.status == "failed" and run.unschedulable_pods > 0 and run.reason.startswith("op ")
+            and ("timed out after" in run.reason or "nothing can make progress any more" in run.reason))
+
+
+#: kinds a createAny op makes per node: its count is the cluster's size (a ResourceSlice
+#: published for one node, ``spec.nodeName``; a CSINode is named after its node)
+def _node_scoped(doc: dict) -> bool:
+    kind = doc.get("kind")
+    if kind in ("Node", "CSINode"):
+        return True
+    return kind == "ResourceSlice" and bool((doc.get("spec") or {}).get("nodeName"))
+
+
+#: kinds whose objects, created before the measured phase, take up the cluster's room (pods, the
+#: claims that DRA allocates devices to, the claims that bind volumes)
+FILL_KINDS = frozenset({"Pod", "ResourceClaim", "PersistentVolumeClaim"})
+
+
+def cluster_count_params(config: PerfConfig, tc: TestCase, w: Workload) -> tuple[list[str], list[str]]:
+    """``(node params, fill params)`` of workload ``w``, in the template's order: the parameters a
+    rescaled run whose pods do not fit scales with its measured pods (see ``_rescaled``).
+
+    Node params: the ``countParam`` of each createNodes op, and of each createAny op whose
+    object is per node (a ResourceSlice with ``spec.nodeName``, a CSINode: its template
+    rendered for index 0, as the op renders it); these size the cluster (nodes with and without
+    devices, their slices). A parameter read elsewhere only through ``templateParams``
+    (``numDevices``: the devices of one node) is not a count of the cluster's and is not scaled.
+
+    Fill params: the ``countParam`` of each op before the first measured one that creates what
+    takes room (createPods, createAny of a :data:`FILL_KINDS` object, createResourceClaims),
+    the init pods and claims. The measured pods' own parameters are in neither list."""
+    resolved = tc.ops_for(w).ops
+    measured = set(tc.measured_count_params())
+    nodes: list[str] = []
+    fill: list[str] = []
+    collecting = False
+    in_measured = False
+    for op in resolved:
+        ref = op.fields.get("countParam")
+        name = ref[1:] if isinstance(ref, str) and ref.startswith("$") else None
+        if op.opcode == "startCollectingMetrics":
+            collecting = True
+        elif op.opcode == "stopCollectingMetrics":
+            collecting = False
+        if op.opcode == "createPods" and (collecting or op.fields.get("collectMetrics")):
+            in_measured = True
+        if name is None or name in measured:
+            continue
+        if op.opcode == "createNodes":
+            target: list[str] | None = nodes
+        elif op.opcode == "createAny":
+            doc = _rendered_object(config, op)
+            target = nodes if _node_scoped(doc) else (
+                fill if doc.get("kind") in FILL_KINDS and not in_measured else None)
+        elif op.opcode in ("createPods", "createResourceClaims") and not in_measured:
+            target = fill
+        else:
+            target = None
+        if target is not None and name not in nodes and name not in fill:
+            target.append(name)
+    return nodes, fill
+
+
+def _rendered_object(config: PerfConfig, op: Op) -> dict:
+    """A createAny op's object for index 0 (its template rendered with the op's resolved
+    ``templateParams``), as plain YAML."""
+    path = op.fields["templatePath"]
+    field = f"{op.path}.templatePath"
+    text = config.read_template(path, field)
+    env = {**(op.fields.get("templateParams") or {}), "Index": 0, "Count": int(op.fields.get("count") or 0)}
+    try:
+        doc = yaml.load(Template(text, name=path).execute(env), Loader=GoYAMLTypedLoader)
+    except TemplateError as exc:
+        raise PerfConfigError(f"{config.source}: {field}: {exc}") from None
+    except yaml.YAMLError as exc:
+        raise PerfConfigError(f"{config.source}: {field}: {path}: invalid YAML after rendering: "
+                              f"{_yaml_problem(exc)}") from None
+    return doc if isinstance(doc, dict) else {}

@@ -112,6 +112,17 @@ def _batch_of(nodes: Sequence[fwk.NodeInfo]) -> tuple[NodeTable, np.ndarray] | N
     return table, rows
 
 
+def _listed_extent(node_infos: fwk.NodeInfoLister) -> tuple[NodeTable, int] | None:
+    """(table, number of rows) of ``node_infos.list()`` when that is a NodeBatch, else None:
+    through the lister's ``listed_extent`` when it has one (the Snapshot), which does not build the
+    NodeBatch (PreFilter and PreScore ask this every cycle only to compare the table and the count)."""
+    extent = getattr(node_infos, "listed_extent", None)
+    if extent is not None:
+        return extent()
+    listed = _batch_of(node_infos.list())
+    return None if listed is None else (listed[0], len(listed[1]))
+
+
 class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlugin, PreScorePlugin,
                        VectorizedScorePlugin, VectorizedScoreExtensions, EnqueueExtensions):
     """Required and preferred inter-pod (anti-)affinity, both directions (incoming and existing pods)."""
@@ -338,9 +349,11 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         lister = self._lister()
         if lister is None:
             return False
-        listed = _batch_of(lister.node_infos().list())
         n = len(table)
-        return listed is not None and listed[0] is table and len(rows) == n and len(listed[1]) == n
+        if len(rows) != n:
+            return False
+        extent = _listed_extent(lister.node_infos())
+        return extent is not None and extent[0] is table and extent[1] == n
 
     def _pre_filter_planned(self, state: CycleState, pod: "Pod", batch: tuple[NodeTable, np.ndarray]
                             ) -> tuple[PreFilterResult | None, Status | None] | None:
@@ -498,13 +511,13 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             return Status(Code.SKIP)
 
         node_infos = lister.node_infos()
-        listed = _batch_of(node_infos.list()) if _batch_of(nodes) is not None else None
-        if listed is not None and not has_constraints and not listed[0].total_pods_with_affinity:
+        extent = _listed_extent(node_infos) if _batch_of(nodes) is not None else None
+        if extent is not None and not has_constraints and not extent[0].total_pods_with_affinity:
             # Nothing can contribute: no preferred terms of its own and no pod with affinity terms.
             return Status(Code.SKIP)
-        if listed is not None and len(listed[1]) == len(listed[0]):
+        if extent is not None and extent[1] == len(extent[0]):
             # every row of the lister's table: through the pod's ShapePlan
-            table = listed[0]
+            table = extent[0]
             ns_labels = self._namespaces.labels_of(pod.namespace)
             plan = self._shape_plan(pod, table, ns_labels)
             entries = plan.score_keys
@@ -524,6 +537,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         preferred_anti = self._merged_weighted(preferred_anti_affinity_terms(pod))
         ns_labels = self._namespaces.labels_of(pod.namespace)
         hard_weight = int(self.args.hard_pod_affinity_weight)
+        listed = _batch_of(node_infos.list()) if extent is not None else None
         if listed is not None:
             table, rows = listed
             scores = scoring.scores_incremental(pod, ns_labels, preferred, preferred_anti, hard_weight, table, rows)

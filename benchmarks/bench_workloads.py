@@ -8,7 +8,8 @@ PreemptionAsync) is driven during the measured phase. Every measured pod must be
 upstream's floor.
 
 What is timed: ``Scheduler.run()`` over measured pods already added, as ``common.py`` states
-(CPU time of the process; set-up outside the timing). Two kinds of measured pods at 5,000 nodes:
+(CPU time of the process; set-up outside the timing); each cell is the best of ``ROUNDS`` rounds,
+each on a freshly prepared cluster. Two kinds of measured pods at 5,000 nodes:
 ``shared`` (stamped from one template, sharing spec objects) and ``parsed`` (each parsed from its
 own manifest); 500 nodes only ``shared``.
 
@@ -32,11 +33,25 @@ if os.environ.get("FASTSCHED_BENCH_LARGE"):
     CASES += [("SchedulingBasic", 50_000, "shared"), ("SchedulingBasic", 1_000_000, "shared")]
 
 
+#: rounds a cell takes, each on a freshly prepared cluster; the cell's figure is the best of them
+#: (issue 29's "best of 3"): one round of 1,000 pods is ~0.1 s of CPU, which this shared VM's load
+#: moves by +-30% (affin19 measured parsed and shared pods 0.3-0.9% apart by callgrind, where one
+#: round each had shown 9,834 against 13,419 pods/s)
+ROUNDS = 3
+
+
 @pytest.mark.parametrize("name,nodes,pods", CASES, ids=[f"{n}-{k}-{p}" for n, k, p in CASES])
 def test_workload(benchmark, name, nodes, pods):
-    out = benchmark.pedantic(run_measured, setup=lambda: ((prepared(name, nodes, parsed=pods == "parsed"),), {}),
-                             rounds=1, iterations=1)
-    assert out["scheduled"] == out["measured"], out
+    outs: list[dict] = []
+
+    def measured(p):
+        outs.append(run_measured(p))
+
+    benchmark.pedantic(measured, setup=lambda: ((prepared(name, nodes, parsed=pods == "parsed"),), {}),
+                       rounds=ROUNDS, iterations=1)
+    for out in outs:
+        assert out["scheduled"] == out["measured"], out
+    out = max(outs, key=lambda o: o["cpu_pods_per_second"])
     if WORKLOADS[name].churn is not None:
         assert out["churn_pods"] > 0, out
     if name == "PreemptionAsync":
@@ -45,4 +60,6 @@ def test_workload(benchmark, name, nodes, pods):
                                 cpu_pods_per_second=round(out["cpu_pods_per_second"]),
                                 wall_pods_per_second=round(out["wall_pods_per_second"]),
                                 churn_pods=out["churn_pods"], preemption_victims=out["preemption_victims"],
-                                upstream_floor=WORKLOADS[name].upstream_floor_pods_per_second)
+                                upstream_floor=WORKLOADS[name].upstream_floor_pods_per_second,
+                                rounds=len(outs),
+                                cpu_pods_per_second_rounds=[round(o["cpu_pods_per_second"]) for o in outs])

@@ -578,6 +578,19 @@ class NominatedUsage:
             self.index.selection = (arrays, self.priority, self.uid, self._selected)
         return self._selected
 
+    @property
+    def none(self) -> bool:
+        """Whether the handle has no nominator (no nominated pod counts anywhere)."""
+        return self._none
+
+    def scratch_positions(self) -> np.ndarray:
+        """The index's (C,) int64 scratch (C: the table's capacity), -1 everywhere outside a call
+        that maps the rows it asks about to their positions (and sets them back)."""
+        pos_of = self.index.pos_of
+        if pos_of is None or len(pos_of) != self.table.capacity:
+            pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
+        return pos_of
+
     def usage(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, dict[int, list] | None]:
         """(requests (W, R), pod counts (W,), host ports by row) of the nominated pods on ``rows``;
         (None, None, None) when there are none."""
@@ -607,9 +620,7 @@ class NominatedUsage:
         nom_rows, vectors, indices, ports = counted
         if not len(nom_rows):
             return False, None
-        pos_of = self.index.pos_of
-        if pos_of is None or len(pos_of) != self.table.capacity:
-            pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
+        pos_of = self.scratch_positions()
         pos_of[rows] = np.arange(len(rows), dtype=np.int64)
         try:
             added = _preemption.add_rows(req, count, nom_rows, vectors, pos_of)

@@ -88,6 +88,9 @@ _FIRST_WINDOW_FACTOR = 1.25
 #: most template prototypes whose fields PodColumns keeps (cleared beyond)
 _TEMPLATE_FIELDS_SIZE = 4096
 _MIN_WINDOW = 32
+#: an empty (0,) int64 array, shared (never written)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_ROWS.flags.writeable = False
 #: fewest table records PodColumns loads with NumPy gathers (fewer: entry by entry)
 _BULK_RECORDS = 64
 #: most entries PodColumns writes element by element (more: a column at a time from lists); a dry
@@ -820,6 +823,10 @@ class _Window:
 class VectorizedDryRun:
     """The vectorized dry run of one DefaultPreemption plugin (keeps its pod columns between runs)."""
 
+    #: :meth:`_window` takes :meth:`_window_fused` where it applies (False: always step by step;
+    #: the tests compare both)
+    fused = True
+
     def __init__(self, plugin: Any):
         self.plugin = plugin
         self._columns: PodColumns | None = None
@@ -917,6 +924,12 @@ class VectorizedDryRun:
         # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
         is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
         columns.refresh(table, rows, is_assumed)
+        if (self.fused and plan.additive_exact and not plan.check_ports and (skip_node_only or not plan.node_only)
+                and (matches is None or not len(matches.allowed))):
+            win = self._window_fused(pod, table, rows, plan, columns, nominated, stop_rule)
+            if win is not None:
+                win.deferred = None if win.deferred is None else (state, pod, table, *win.deferred)
+                return win
         seg = np.empty(w + 1, dtype=np.int64)
         used = np.empty((w, columns.width), dtype=np.int64)
         count = np.empty(w, dtype=np.int64)
@@ -996,6 +1009,51 @@ class VectorizedDryRun:
                                           *(stop_rule or ()))
         done = w if stop < 0 else stop + 1
         kind[:done][(active[:done] == 1) & (n_victims[:done] == 0)] = _Window.NO_VICTIM_LEFT
+        win.kind = kind
+        win.code = code
+        win.seg = seg
+        return win
+
+    def _window_fused(self, pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan, columns: PodColumns,
+                      nominated: NominatedUsage, stop_rule: tuple[int, int, int] | None) -> _Window | None:
+        """:meth:`_window`'s steps in one kernel (``_preemption.window_pass``) when NodeResourcesFit
+        is the only filter left to judge and no PDB counts (the branch of :meth:`_window` that
+        calls ``window_fit``, with no port conflict and an empty PDB index): the same window.
+        ``deferred`` holds the failing nodes' (rows, used, count, ports, check_ports) for the
+        caller to complete. None when the nominated pods are not listed as arrays (the caller
+        then takes the step-by-step path, which asks node by node)."""
+        width = columns.width
+        if nominated.none:
+            nom_rows, nom_vectors = _NO_ROWS, np.zeros((0, width), dtype=np.int64)
+        else:
+            counted = nominated.counted()
+            if counted is None:
+                return None
+            nom_rows, nom_vectors = counted[0], counted[1]
+        pos_of = nominated.scratch_positions()
+        k, nv_before, v_before = stop_rule if stop_rule is not None else (-1, 0, 0)
+        (stop, n_filtered, entries, seg, used, count, kind, code, victims, n_victims, n_violating, top_priority,
+         sum_priority, first_start) = _preemption.window_pass(
+            rows, columns.row_start, columns.row_count, columns.prio, _priority(pod), columns.req, table.requested,
+            table.pod_count, nom_rows, nom_vectors, pos_of, table.allowed_pods, table.alloc, plan.cols, plan.wants,
+            plan.check_fit, columns.pods, columns.start, columns.volatile.view(np.uint8), k, nv_before, v_before,
+            _Window.CANDIDATE, _Window.FILTERED, _Window.NO_VICTIMS, _Window.NO_VICTIM_LEFT)
+        win = _Window()
+        win.rows = rows
+        win.results = None
+        win.deferred = None
+        if n_filtered:
+            failing = np.flatnonzero(kind == _Window.FILTERED)
+            win.result_pos = failing
+            win.deferred = (rows[failing], used[failing], count[failing], {}, False)
+        else:
+            win.result_pos = _NO_ROWS
+        win.victims = victims
+        win.n_victims = n_victims
+        win.n_violating = n_violating
+        win.top_priority = top_priority
+        win.sum_priority = sum_priority
+        win.first_start = first_start
         win.kind = kind
         win.code = code
         win.seg = seg

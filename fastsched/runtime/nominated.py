@@ -229,6 +229,8 @@ def _priority(pod: "Pod") -> int:
 
 
 _POD_OF = operator.attrgetter("pod")
+#: most pods :meth:`NominationIndex._append` writes element by element (more: a slice per array)
+_SCALAR_ADDS = 4
 
 
 class NominationIndex:
@@ -399,8 +401,19 @@ class NominationIndex:
                 buf[:q] = old[i]
         else:
             bufs = grow[0]
-        for buf, i in zip(bufs, (0, 1, 2, 3, 5)):
-            buf[q:n] = add[i]
+        if q2 <= _SCALAR_ADDS:
+            # a pod or two (one preemption's nomination): element by element, where a slice
+            # assignment from a list converts it to an array first
+            rows, prios, vectors, uids, names = bufs
+            for j in range(q2):
+                rows[q + j] = add[0][j]
+                prios[q + j] = add[1][j]
+                vectors[q + j] = add[2][j]
+                uids[q + j] = add[3][j]
+                names[q + j] = add[5][j]
+        else:
+            for buf, i in zip(bufs, (0, 1, 2, 3, 5)):
+                buf[q:n] = add[i]
         ports = old[4] + [(i + q, p) for i, p in add[4]] if add[4] else old[4]
         arrays = (bufs[0][:n], bufs[1][:n], bufs[2][:n], bufs[3][:n], ports, bufs[4][:n])
         self._grow = (bufs, arrays)

@@ -439,13 +439,13 @@ class PodColumns:
         if self._templates_width != self.width or len(self._templates) > _TEMPLATE_FIELDS_SIZE:
             self._templates = {}  # (requests vectors of another width, or too many prototypes)
             self._templates_width = self.width
-        # each row's pods, in ``pods[row]``'s order: (first entry (relative), count) per row; the
-        # entries read off records and those records; the entries of PodInfo lists and the PodInfos
         by_records = prototype_of is not None and built is not None
         if (by_records and len(rows) >= _MANY_ROWS and hasattr(table, "pod_records_many")
                 and len(set(rows)) == len(rows)):
             self._load_many_rows(table, rows, is_assumed)
             return
+        # each row's pods, in ``pods[row]``'s order: (first entry (relative), count) per row; the
+        # entries read off records and those records; the entries of PodInfo lists and the PodInfos
         spans: list[tuple[int, int]] = []
         rec_at: list[int] = []
         rec_ids: list[int] = []

@@ -526,6 +526,167 @@ def go_sort_entries(int64_t[::1] items, const int64_t[::1] prio, const double[::
     return None
 
 
+cdef Py_ssize_t _select_core(Py_ssize_t nw, const int64_t* seg, const int64_t* entries, const uint8_t* active,
+                             const int64_t* prio, const double* start, const int64_t* prio_p, const double* start_p,
+                             const int64_t* req, Py_ssize_t req_s0, const uint8_t* conflict,
+                             const int64_t* pdb_ptr, const int32_t* pdb_ids, const int64_t* pdb_allowed,
+                             Py_ssize_t n_pdbs, bint check_fit, const int64_t* cols, const int64_t* wants,
+                             Py_ssize_t nk, const int64_t* rows, const int64_t* alloc, Py_ssize_t alloc_s0,
+                             Py_ssize_t alloc_s1, const int64_t* allowed_pods, const int64_t* base_used,
+                             Py_ssize_t used_s0, const int64_t* base_count, int64_t* victims, uint8_t* violating,
+                             int64_t* n_victims, int64_t* n_violating, int64_t* top_priority,
+                             int64_t* sum_priority, double* first_start, Py_ssize_t longest,
+                             int64_t stop_k, int64_t nv_before, int64_t v_before) noexcept nogil:
+    """:func:`select_victims`' pass over arrays its callers checked (the same reads and writes;
+    ``longest`` the longest segment). ``conflict`` NULL: no potential victim conflicts;
+    ``pdb_ptr`` NULL: none counts against a PDB. Returns the stopping node, -1, or -2 when the
+    scratch memory could not be allocated (nothing written then)."""
+    cdef int64_t row
+    cdef Py_ssize_t w, t, j, q, group, lo, hi, n, nv, n_touched, i, k
+    cdef int64_t m, e, c, r, cnt, d, n_viol_potential
+    cdef bint ok, viol
+    cdef Py_ssize_t stop = -1
+    cdef int64_t cnv, cv
+    cdef int64_t* order = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
+    cdef int64_t* tmp = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
+    cdef int64_t* minv = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
+    cdef int64_t* used = <int64_t*> malloc((nk + 1) * sizeof(int64_t))
+    cdef int64_t* left = <int64_t*> malloc((n_pdbs + 1) * sizeof(int64_t))
+    cdef uint8_t* touched = <uint8_t*> malloc((n_pdbs + 1) * sizeof(uint8_t))
+    cdef int64_t* touched_list = <int64_t*> malloc((n_pdbs + 1) * sizeof(int64_t))
+    # viol flags by pool entry are needed by the final comparison: keep them per local position
+    cdef uint8_t* viol_of = <uint8_t*> malloc((longest + 1) * sizeof(uint8_t))
+    cdef int64_t* local_of = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
+    if (order == NULL or tmp == NULL or minv == NULL or used == NULL or left == NULL or touched == NULL
+            or touched_list == NULL or viol_of == NULL or local_of == NULL):
+        free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
+        free(viol_of); free(local_of)
+        return -2
+    for d in range(n_pdbs):
+        touched[d] = 0
+    for w in range(nw):
+        n_victims[w] = 0
+        n_violating[w] = 0
+        top_priority[w] = 0
+        sum_priority[w] = 0
+        first_start[w] = 0.0
+        lo = seg[w]
+        hi = seg[w + 1]
+        n = hi - lo
+        if not active[w] or n == 0:
+            continue
+        # 4. most important first, as sort.Slice(potentialVictims, MoreImportantVictim)
+        #    leaves them (the potential victims come in the node's pod-list order)
+        for t in range(n):
+            order[t] = entries[lo + t]
+        _go_sort(order, n, prio_p, start_p)
+        # order[t] is a pool entry; find its potential-victim index m (entries are
+        # ascending within the node, so a binary search over entries[lo:hi])
+        for t in range(n):
+            e = order[t]
+            i = lo
+            k = hi - 1
+            while i < k:
+                j = (i + k) // 2
+                if entries[j] < e:
+                    i = j + 1
+                else:
+                    k = j
+            local_of[t] = i
+        # 5. the PDB split: each matching budget loses one disruption per pod, in order, up
+        #    to the first one driven below zero (v1.37.2 FilterVictimsWithPDBViolation)
+        n_touched = 0
+        for t in range(n):
+            m = local_of[t]
+            viol = 0
+            for q in range(pdb_ptr[m] if pdb_ptr != NULL else 0, pdb_ptr[m + 1] if pdb_ptr != NULL else 0):
+                d = pdb_ids[q]
+                if not touched[d]:
+                    touched[d] = 1
+                    touched_list[n_touched] = d
+                    n_touched += 1
+                    left[d] = pdb_allowed[d]
+                left[d] -= 1
+                if left[d] < 0:
+                    viol = 1
+                    break
+            viol_of[t] = viol
+            violating[m] = viol
+        for q in range(n_touched):
+            touched[touched_list[q]] = 0
+        # 6. reprieve: the violating pods first, then the others, each in importance order
+        row = rows[w]
+        for j in range(nk):
+            c = cols[j]
+            used[j] = base_used[w * used_s0 + c] if c >= 0 else 0
+        cnt = base_count[w]
+        nv = 0
+        for group in range(2):
+            for t in range(n):
+                if viol_of[t] != (1 - group):
+                    continue
+                m = local_of[t]
+                e = order[t]
+                ok = conflict == NULL or not conflict[m]
+                if ok and check_fit:
+                    if cnt + 2 > allowed_pods[row]:  # with it back and the preemptor on top
+                        ok = 0
+                    else:
+                        for j in range(nk):
+                            c = cols[j]
+                            r = req[e * req_s0 + c] if c >= 0 else 0
+                            if wants[j] > (alloc[row * alloc_s0 + c * alloc_s1] if c >= 0 else 0) - (used[j] + r):
+                                ok = 0
+                                break
+                if ok:
+                    for j in range(nk):
+                        c = cols[j]
+                        if c >= 0:
+                            used[j] += req[e * req_s0 + c]
+                    cnt += 1
+                else:
+                    minv[nv] = t  # a local position: order[t], viol_of[t]
+                    nv += 1
+        # 7. the victims in reprieve order (the violating ones first), re-sorted by
+        #    sort.Slice only when both groups of potential victims are non-empty
+        n_viol_potential = 0
+        for t in range(n):
+            n_viol_potential += viol_of[t]
+        for i in range(nv):
+            tmp[i] = order[minv[i]]
+            n_violating[w] += viol_of[minv[i]]
+        if 0 < n_viol_potential < n:
+            _go_sort(tmp, nv, prio_p, start_p)
+        n_victims[w] = nv
+        for i in range(nv):
+            e = tmp[i]
+            victims[lo + i] = e
+            sum_priority[w] += prio[e] + PRIORITY_OFFSET
+        if nv > 0:
+            top_priority[w] = prio[tmp[0]]
+            first_start[w] = start[tmp[0]]
+            if stop_k >= 0:  # a candidate: walk_stop's rule, as the walk adds it
+                if n_violating[w] == 0:
+                    nv_before += 1
+                else:
+                    v_before += 1
+                cnv = nv_before if nv_before < stop_k else stop_k
+                cv = v_before if v_before < stop_k else stop_k
+                if cnv > 0 and cnv + cv >= stop_k:
+                    stop = w
+                    break
+    if stop >= 0:  # the nodes after the stopping one: no victims
+        for w in range(stop + 1, nw):
+            n_victims[w] = 0
+            n_violating[w] = 0
+            top_priority[w] = 0
+            sum_priority[w] = 0
+            first_start[w] = 0.0
+    free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
+    free(viol_of); free(local_of)
+    return stop
+
+
 def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_ptr_, pdb_ids_, pdb_allowed_,
                    bint check_fit, cols_, wants_, rows_, alloc_, allowed_pods_, base_used_, base_count_,
                    victims_, violating_, n_victims_, n_violating_, top_priority_, sum_priority_, first_start_,
@@ -619,19 +780,9 @@ def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_
     cdef Py_ssize_t nk = cnp.PyArray_DIM(a_cols, 0)
     cdef Py_ssize_t n_pdbs = cnp.PyArray_DIM(a_pdb_allowed, 0)
     cdef Py_ssize_t n_alloc = cnp.PyArray_DIM(a_alloc, 0), alloc_width = cnp.PyArray_DIM(a_alloc, 1)
-    cdef int64_t row
-    cdef Py_ssize_t w, t, j, q, group, lo, hi, n, nv, n_touched, i, k, longest = 0
-    cdef int64_t m, e, c, r, cnt, d, n_viol_potential
-    cdef bint ok, viol
-    cdef int64_t* order
-    cdef int64_t* tmp
-    cdef int64_t* used
-    cdef int64_t* left
-    cdef uint8_t* touched
-    cdef int64_t* touched_list
-    cdef int64_t* minv
+    cdef Py_ssize_t w, j, longest = 0
+    cdef int64_t m
     cdef Py_ssize_t stop = -1
-    cdef int64_t cnv, cv
     cdef const int64_t* prio_p = prio if cnp.PyArray_DIM(a_prio, 0) else NULL
     cdef const double* start_p = start if cnp.PyArray_DIM(a_start, 0) else NULL
     if (nw < 0 or cnp.PyArray_DIM(a_rows, 0) != nw or cnp.PyArray_DIM(a_base_used, 0) != nw
@@ -655,147 +806,224 @@ def select_victims(seg_, entries_, active_, prio_, start_, req_, conflict_, pdb_
     if (cnp.PyArray_DIM(a_entries, 0) < m or cnp.PyArray_DIM(a_conflict, 0) < m or cnp.PyArray_DIM(a_victims, 0) < m
             or cnp.PyArray_DIM(a_violating, 0) < m or cnp.PyArray_DIM(a_pdb_ptr, 0) < m + 1):
         raise ValueError("select_victims: the per-victim arrays are shorter than seg says")
-    order = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
-    tmp = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
-    minv = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
-    used = <int64_t*> malloc((nk + 1) * sizeof(int64_t))
-    left = <int64_t*> malloc((n_pdbs + 1) * sizeof(int64_t))
-    touched = <uint8_t*> malloc((n_pdbs + 1) * sizeof(uint8_t))
-    touched_list = <int64_t*> malloc((n_pdbs + 1) * sizeof(int64_t))
-    # viol flags by pool entry are needed by the final comparison: keep them per local position
-    cdef uint8_t* viol_of = <uint8_t*> malloc((longest + 1) * sizeof(uint8_t))
-    cdef int64_t* local_of = <int64_t*> malloc((longest + 1) * sizeof(int64_t))
-    if (order == NULL or tmp == NULL or minv == NULL or used == NULL or left == NULL or touched == NULL
-            or touched_list == NULL or viol_of == NULL or local_of == NULL):
-        free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
-        free(viol_of); free(local_of)
+    with nogil:
+        stop = _select_core(nw, seg, entries, active, prio, start, prio_p, start_p, req, req_s0, conflict, pdb_ptr,
+                            pdb_ids, pdb_allowed, n_pdbs, check_fit, cols, wants, nk, rows, alloc, alloc_s0,
+                            alloc_s1, allowed_pods, base_used, used_s0, base_count, victims, violating, n_victims,
+                            n_violating, top_priority, sum_priority, first_start, longest, stop_k, nv_before,
+                            v_before)
+    if stop == -2:
         raise MemoryError()
-    try:
-        with nogil:
-            for d in range(n_pdbs):
-                touched[d] = 0
-            for w in range(nw):
-                n_victims[w] = 0
-                n_violating[w] = 0
-                top_priority[w] = 0
-                sum_priority[w] = 0
-                first_start[w] = 0.0
-                lo = seg[w]
-                hi = seg[w + 1]
-                n = hi - lo
-                if not active[w] or n == 0:
-                    continue
-                # 4. most important first, as sort.Slice(potentialVictims, MoreImportantVictim)
-                #    leaves them (the potential victims come in the node's pod-list order)
-                for t in range(n):
-                    order[t] = entries[lo + t]
-                _go_sort(order, n, prio_p, start_p)
-                # order[t] is a pool entry; find its potential-victim index m (entries are
-                # ascending within the node, so a binary search over entries[lo:hi])
-                for t in range(n):
-                    e = order[t]
-                    i = lo
-                    k = hi - 1
-                    while i < k:
-                        j = (i + k) // 2
-                        if entries[j] < e:
-                            i = j + 1
-                        else:
-                            k = j
-                    local_of[t] = i
-                # 5. the PDB split: each matching budget loses one disruption per pod, in order, up
-                #    to the first one driven below zero (v1.37.2 FilterVictimsWithPDBViolation)
-                n_touched = 0
-                for t in range(n):
-                    m = local_of[t]
-                    viol = 0
-                    for q in range(pdb_ptr[m], pdb_ptr[m + 1]):
-                        d = pdb_ids[q]
-                        if not touched[d]:
-                            touched[d] = 1
-                            touched_list[n_touched] = d
-                            n_touched += 1
-                            left[d] = pdb_allowed[d]
-                        left[d] -= 1
-                        if left[d] < 0:
-                            viol = 1
-                            break
-                    viol_of[t] = viol
-                    violating[m] = viol
-                for q in range(n_touched):
-                    touched[touched_list[q]] = 0
-                # 6. reprieve: the violating pods first, then the others, each in importance order
-                row = rows[w]
-                for j in range(nk):
-                    c = cols[j]
-                    used[j] = base_used[w * used_s0 + c] if c >= 0 else 0
-                cnt = base_count[w]
-                nv = 0
-                for group in range(2):
-                    for t in range(n):
-                        if viol_of[t] != (1 - group):
-                            continue
-                        m = local_of[t]
-                        e = order[t]
-                        ok = not conflict[m]
-                        if ok and check_fit:
-                            if cnt + 2 > allowed_pods[row]:  # with it back and the preemptor on top
-                                ok = 0
-                            else:
-                                for j in range(nk):
-                                    c = cols[j]
-                                    r = req[e * req_s0 + c] if c >= 0 else 0
-                                    if wants[j] > (alloc[row * alloc_s0 + c * alloc_s1] if c >= 0 else 0) - (used[j] + r):
-                                        ok = 0
-                                        break
-                        if ok:
-                            for j in range(nk):
-                                c = cols[j]
-                                if c >= 0:
-                                    used[j] += req[e * req_s0 + c]
-                            cnt += 1
-                        else:
-                            minv[nv] = t  # a local position: order[t], viol_of[t]
-                            nv += 1
-                # 7. the victims in reprieve order (the violating ones first), re-sorted by
-                #    sort.Slice only when both groups of potential victims are non-empty
-                n_viol_potential = 0
-                for t in range(n):
-                    n_viol_potential += viol_of[t]
-                for i in range(nv):
-                    tmp[i] = order[minv[i]]
-                    n_violating[w] += viol_of[minv[i]]
-                if 0 < n_viol_potential < n:
-                    _go_sort(tmp, nv, prio_p, start_p)
-                n_victims[w] = nv
-                for i in range(nv):
-                    e = tmp[i]
-                    victims[lo + i] = e
-                    sum_priority[w] += prio[e] + PRIORITY_OFFSET
-                if nv > 0:
-                    top_priority[w] = prio[tmp[0]]
-                    first_start[w] = start[tmp[0]]
-                    if stop_k >= 0:  # a candidate: walk_stop's rule, as the walk adds it
-                        if n_violating[w] == 0:
-                            nv_before += 1
-                        else:
-                            v_before += 1
-                        cnv = nv_before if nv_before < stop_k else stop_k
-                        cv = v_before if v_before < stop_k else stop_k
-                        if cnv > 0 and cnv + cv >= stop_k:
-                            stop = w
-                            break
-            if stop >= 0:  # the nodes after the stopping one: no victims
-                for w in range(stop + 1, nw):
-                    n_victims[w] = 0
-                    n_violating[w] = 0
-                    top_priority[w] = 0
-                    sum_priority[w] = 0
-                    first_start[w] = 0.0
-    finally:
-        free(order); free(tmp); free(minv); free(used); free(left); free(touched); free(touched_list)
-        free(viol_of); free(local_of)
     return stop
+
+
+def window_pass(rows_, row_start_, row_count_, prio_, int64_t priority, req_, requested_, pod_count_,
+                nom_rows_, nom_vectors_, pos_of_, allowed_, alloc_, cols_, wants_, bint check_fit,
+                pods_, start_, volatile_, int64_t stop_k, int64_t nv_before, int64_t v_before,
+                int8_t candidate, int8_t filtered, int8_t no_victims, int8_t no_victim_left):
+    """One dry-run window in one call when NodeResourcesFit is the only filter left to judge (the
+    node-only ones known to pass, no port check, no PDB): :func:`window_usage`, the nominated
+    pods' usage (:func:`add_rows` through ``pos_of``), :func:`window_fit`,
+    :func:`settle_segments` on the candidates, :func:`select_victims` (no conflicts, no budgets)
+    and the candidates left without victims marked ``no_victim_left`` up to the node that stops
+    the walk; the arrays those calls took are made here (the window's own glue was a third of
+    its cost at 500 nodes: issue 29).
+
+    Inputs as those kernels take them: ``rows`` (W,) table rows; the pool's ``row_start``,
+    ``row_count`` (C,), ``prio`` (P,) int64, ``req`` (P, R) int64 with contiguous rows, ``pods``
+    (P,) object, ``start`` (P,) float64 and ``volatile`` (P,) uint8 (both written); the table's
+    ``requested`` (C, R), ``pod_count`` and ``allowed`` (C,), ``alloc`` (C, R) int64 (any
+    strides); the nominated pods that count, ``nom_rows`` (Q,) int64 and ``nom_vectors`` (Q, R)
+    int64 (any strides); ``pos_of`` (C,) int64 scratch, -1 everywhere (left so); NodeResourcesFit's
+    ``cols`` / ``wants`` (K,) int64.
+
+    Returns (stop, number of ``filtered`` nodes, entries (M,), seg (W + 1,), used (W, R), count
+    (W,), kind (W,) int8, code (W,) int8 zeros, victims (M,), n_victims, n_violating,
+    top_priority, sum_priority (W,) int64, first_start (W,) float64), each as its kernel leaves it.
+    """
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "window_pass rows")
+    cdef cnp.ndarray a_row_start = vector(row_start_, cnp.NPY_INT64, False, True, "window_pass row_start")
+    cdef cnp.ndarray a_row_count = vector(row_count_, cnp.NPY_INT64, False, True, "window_pass row_count")
+    cdef cnp.ndarray a_prio = vector(prio_, cnp.NPY_INT64, False, True, "window_pass prio")
+    cdef cnp.ndarray a_req = matrix(req_, cnp.NPY_INT64, False, True, "window_pass req")
+    cdef cnp.ndarray a_requested = matrix(requested_, cnp.NPY_INT64, False, False, "window_pass requested")
+    cdef cnp.ndarray a_pod_count = vector(pod_count_, cnp.NPY_INT64, False, True, "window_pass pod_count")
+    cdef cnp.ndarray a_nom_rows = vector(nom_rows_, cnp.NPY_INT64, False, True, "window_pass nom_rows")
+    cdef cnp.ndarray a_nom_vectors = matrix(nom_vectors_, cnp.NPY_INT64, False, False, "window_pass nom_vectors")
+    cdef cnp.ndarray a_pos = vector(pos_of_, cnp.NPY_INT64, True, True, "window_pass pos_of")
+    cdef cnp.ndarray a_allowed = vector(allowed_, cnp.NPY_INT64, False, True, "window_pass allowed")
+    cdef cnp.ndarray a_alloc = matrix(alloc_, cnp.NPY_INT64, False, False, "window_pass alloc")
+    cdef cnp.ndarray a_cols = vector(cols_, cnp.NPY_INT64, False, True, "window_pass cols")
+    cdef cnp.ndarray a_wants = vector(wants_, cnp.NPY_INT64, False, True, "window_pass wants")
+    cdef cnp.ndarray a_pods = vector(pods_, cnp.NPY_OBJECT, False, True, "window_pass pods")
+    cdef cnp.ndarray a_start = vector(start_, cnp.NPY_FLOAT64, True, True, "window_pass start")
+    cdef cnp.ndarray a_volatile = vector(volatile_, cnp.NPY_UINT8, True, True, "window_pass volatile")
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* row_start = <const int64_t*>cnp.PyArray_DATA(a_row_start)
+    cdef const int64_t* row_count = <const int64_t*>cnp.PyArray_DATA(a_row_count)
+    cdef const int64_t* prio = <const int64_t*>cnp.PyArray_DATA(a_prio)
+    cdef const int64_t* req = <const int64_t*>cnp.PyArray_DATA(a_req)
+    cdef const int64_t* requested = <const int64_t*>cnp.PyArray_DATA(a_requested)
+    cdef const int64_t* pod_count = <const int64_t*>cnp.PyArray_DATA(a_pod_count)
+    cdef const int64_t* nom_rows = <const int64_t*>cnp.PyArray_DATA(a_nom_rows)
+    cdef const int64_t* nom_vectors = <const int64_t*>cnp.PyArray_DATA(a_nom_vectors)
+    cdef int64_t* pos_of = <int64_t*>cnp.PyArray_DATA(a_pos)
+    cdef const int64_t* allowed = <const int64_t*>cnp.PyArray_DATA(a_allowed)
+    cdef const int64_t* alloc = <const int64_t*>cnp.PyArray_DATA(a_alloc)
+    cdef const int64_t* cols = <const int64_t*>cnp.PyArray_DATA(a_cols)
+    cdef const int64_t* wants = <const int64_t*>cnp.PyArray_DATA(a_wants)
+    cdef PyObject** pods = <PyObject**>cnp.PyArray_DATA(a_pods)
+    cdef double* start = <double*>cnp.PyArray_DATA(a_start)
+    cdef uint8_t* volatile = <uint8_t*>cnp.PyArray_DATA(a_volatile)
+    cdef Py_ssize_t req_s0 = stride_of_dim(a_req, 0)
+    cdef Py_ssize_t rq_s0 = stride_of_dim(a_requested, 0), rq_s1 = stride_of_dim(a_requested, 1)
+    cdef Py_ssize_t nv_s0 = stride_of_dim(a_nom_vectors, 0), nv_s1 = stride_of_dim(a_nom_vectors, 1)
+    cdef Py_ssize_t alloc_s0 = stride_of_dim(a_alloc, 0), alloc_s1 = stride_of_dim(a_alloc, 1)
+    cdef Py_ssize_t nw = cnp.PyArray_DIM(a_rows, 0)
+    cdef Py_ssize_t nr = cnp.PyArray_DIM(a_req, 1)
+    cdef Py_ssize_t nk = cnp.PyArray_DIM(a_cols, 0)
+    cdef Py_ssize_t nq = cnp.PyArray_DIM(a_nom_rows, 0)
+    cdef Py_ssize_t n_pool = cnp.PyArray_DIM(a_prio, 0)
+    cdef Py_ssize_t n_table = cnp.PyArray_DIM(a_requested, 0)
+    cdef Py_ssize_t w, j, q, i, done, longest = 0, n_filtered = 0
+    cdef int64_t r, e, end, c, p, m = 0, total = 0
+    cdef bint ok
+    cdef object t
+    cdef double inf = _INF
+    if (cnp.PyArray_DIM(a_requested, 1) != nr
+            or cnp.PyArray_DIM(a_nom_vectors, 0) != nq or cnp.PyArray_DIM(a_nom_vectors, 1) != nr
+            or cnp.PyArray_DIM(a_wants, 0) != nk or cnp.PyArray_DIM(a_req, 0) < n_pool
+            or cnp.PyArray_DIM(a_pods, 0) < n_pool or cnp.PyArray_DIM(a_start, 0) < n_pool
+            or cnp.PyArray_DIM(a_volatile, 0) < n_pool):
+        raise ValueError("window_pass: shapes do not match")
+    for j in range(nk):
+        if cols[j] >= nr or cols[j] >= cnp.PyArray_DIM(a_alloc, 1):
+            raise IndexError(f"window_pass: column {cols[j]} outside the table")
+    for w in range(nw):  # checked first: nothing is written for a bad row
+        r = rows[w]
+        if (r < 0 or r >= n_table or r >= cnp.PyArray_DIM(a_row_start, 0) or r >= cnp.PyArray_DIM(a_row_count, 0)
+                or r >= cnp.PyArray_DIM(a_pod_count, 0) or r >= cnp.PyArray_DIM(a_allowed, 0)
+                or r >= cnp.PyArray_DIM(a_alloc, 0) or r >= cnp.PyArray_DIM(a_pos, 0)):
+            raise IndexError(f"window_pass: row {r} outside the table")
+        if row_start[r] < 0 or row_start[r] + row_count[r] > n_pool or row_count[r] < 0:
+            raise IndexError(f"window_pass: row {r}'s pods outside the pool")
+        if pos_of[r] != -1:
+            raise ValueError(f"window_pass: pos_of[{r}] is {pos_of[r]}, not -1")
+        total += row_count[r]
+        if row_count[r] > longest:
+            longest = row_count[r]
+    for q in range(nq):
+        if nom_rows[q] < 0 or nom_rows[q] >= cnp.PyArray_DIM(a_pos, 0):
+            raise IndexError(f"window_pass: nominated row {nom_rows[q]} outside {cnp.PyArray_DIM(a_pos, 0)} positions")
+    cdef cnp.ndarray o_entries = np.empty(total, dtype=np.int64)
+    cdef cnp.ndarray o_seg = np.empty(nw + 1, dtype=np.int64)
+    cdef cnp.ndarray o_used = np.empty((nw, nr), dtype=np.int64)
+    cdef cnp.ndarray o_count = np.empty(nw, dtype=np.int64)
+    cdef cnp.ndarray o_kind = np.empty(nw, dtype=np.int8)
+    cdef cnp.ndarray o_code = np.zeros(nw, dtype=np.int8)
+    cdef cnp.ndarray o_active = np.empty(nw, dtype=np.uint8)
+    cdef cnp.ndarray o_victims = np.empty(total, dtype=np.int64)
+    cdef cnp.ndarray o_violating = np.empty(total, dtype=np.uint8)
+    cdef cnp.ndarray o_n_victims = np.empty(nw, dtype=np.int64)
+    cdef cnp.ndarray o_n_violating = np.empty(nw, dtype=np.int64)
+    cdef cnp.ndarray o_top = np.empty(nw, dtype=np.int64)
+    cdef cnp.ndarray o_sum = np.empty(nw, dtype=np.int64)
+    cdef cnp.ndarray o_first = np.empty(nw, dtype=np.float64)
+    cdef int64_t* entries = <int64_t*>cnp.PyArray_DATA(o_entries)
+    cdef int64_t* seg = <int64_t*>cnp.PyArray_DATA(o_seg)
+    cdef int64_t* used = <int64_t*>cnp.PyArray_DATA(o_used)
+    cdef int64_t* count = <int64_t*>cnp.PyArray_DATA(o_count)
+    cdef int8_t* kind = <int8_t*>cnp.PyArray_DATA(o_kind)
+    cdef uint8_t* active = <uint8_t*>cnp.PyArray_DATA(o_active)
+    cdef int64_t* n_victims = <int64_t*>cnp.PyArray_DATA(o_n_victims)
+    cdef Py_ssize_t stop
+    with nogil:
+        # window_usage: the potential victims (priority below the preemptor's), the usage without them
+        for w in range(nw):
+            r = rows[w]
+            seg[w] = m
+            for j in range(nr):
+                used[w * nr + j] = requested[r * rq_s0 + j * rq_s1]
+            count[w] = pod_count[r]
+            e = row_start[r]
+            end = e + row_count[r]
+            while e < end:
+                if prio[e] < priority:
+                    entries[m] = e
+                    m += 1
+                    count[w] -= 1
+                    for j in range(nr):
+                        used[w * nr + j] -= req[e * req_s0 + j]
+                e += 1
+        seg[nw] = m
+        # add_rows through pos_of: the nominated pods that count, on the window's nodes
+        if nq:
+            for w in range(nw):
+                pos_of[rows[w]] = w
+            for q in range(nq):
+                p = pos_of[nom_rows[q]]
+                if p < 0:
+                    continue
+                for j in range(nr):
+                    used[p * nr + j] += nom_vectors[q * nv_s0 + j * nv_s1]
+                count[p] += 1
+            for w in range(nw):
+                pos_of[rows[w]] = -1
+        # window_fit
+        for w in range(nw):
+            active[w] = 0
+            if seg[w + 1] == seg[w]:
+                kind[w] = no_victims
+                continue
+            ok = True
+            if check_fit:
+                r = rows[w]
+                if count[w] + 1 > allowed[r]:
+                    ok = False
+                else:
+                    for j in range(nk):
+                        c = cols[j]
+                        if wants[j] > ((alloc[r * alloc_s0 + c * alloc_s1] - used[w * nr + c]) if c >= 0 else 0):
+                            ok = False
+                            break
+            if ok:
+                kind[w] = candidate
+                active[w] = 1
+            else:
+                kind[w] = filtered
+                n_filtered += 1
+    # settle_segments on the candidates (Pod objects read: with the GIL)
+    for w in range(nw):
+        if not active[w]:
+            continue
+        for i in range(seg[w], seg[w + 1]):
+            e = entries[i]
+            if not volatile[e]:
+                continue
+            if start[e] == inf:
+                t = (<object>pods[e]).start_time
+                if t is not None:
+                    start[e] = t
+            volatile[e] = start[e] == inf
+    cdef const int64_t* prio_p = prio if n_pool else NULL
+    cdef const double* start_p = start if n_pool else NULL
+    with nogil:
+        stop = _select_core(nw, seg, entries, active, prio, start, prio_p, start_p, req, req_s0, NULL, NULL, NULL,
+                            NULL, 0, check_fit, cols, wants, nk, rows, alloc, alloc_s0, alloc_s1, allowed, used, nr,
+                            count, <int64_t*>cnp.PyArray_DATA(o_victims), <uint8_t*>cnp.PyArray_DATA(o_violating),
+                            n_victims, <int64_t*>cnp.PyArray_DATA(o_n_violating),
+                            <int64_t*>cnp.PyArray_DATA(o_top), <int64_t*>cnp.PyArray_DATA(o_sum),
+                            <double*>cnp.PyArray_DATA(o_first), longest, stop_k, nv_before, v_before)
+        if stop != -2:
+            # candidates whose every potential victim was reprieved, up to the stopping node
+            done = nw if stop < 0 else stop + 1
+            for w in range(done):
+                if active[w] and n_victims[w] == 0:
+                    kind[w] = no_victim_left
+    if stop == -2:
+        raise MemoryError()
+    return (stop, n_filtered, o_entries[:m], o_seg, o_used, o_count, o_kind, o_code, o_victims[:m],
+            o_n_victims, o_n_violating, o_top, o_sum, o_first)
 
 
 def pick_candidate(num_violations_, top_priority_, sum_priority_, n_victims_, first_start_):

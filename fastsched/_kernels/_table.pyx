@@ -284,6 +284,39 @@ cdef class Accounts:
             rec = self.r_pod_next[rec]
         return out
 
+    def records_many(self, rows_):
+        """:meth:`records` of each of ``rows`` ((N,) int64), row after row: ``(records, counts)``,
+        (M,) int64 the records in list order and (N,) int64 how many each row has. IndexError for
+        a row outside the table (nothing returned)."""
+        cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "records_many rows")
+        cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+        cdef Py_ssize_t n = cnp.PyArray_DIM(a_rows, 0), n_rows = self.r_row_first.shape[0]
+        cdef Py_ssize_t i, m = 0
+        cdef int64_t rec, k
+        cdef cnp.ndarray counts = np.empty(n, dtype=np.int64)
+        cdef int64_t* c = <int64_t*>cnp.PyArray_DATA(counts)
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= n_rows:
+                raise IndexError(f"records_many: row {rows[i]} outside {n_rows} rows")
+        for i in range(n):
+            k = 0
+            rec = self.r_row_first[rows[i]]
+            while rec >= 0:
+                k += 1
+                rec = self.r_pod_next[rec]
+            c[i] = k
+            m += k
+        cdef cnp.ndarray out = np.empty(m, dtype=np.int64)
+        cdef int64_t* o = <int64_t*>cnp.PyArray_DATA(out)
+        m = 0
+        for i in range(n):
+            rec = self.r_row_first[rows[i]]
+            while rec >= 0:
+                o[m] = rec
+                m += 1
+                rec = self.r_pod_next[rec]
+        return out, counts
+
     def find(self, int64_t row, object uid, dict uid_strings):
         """The record on ``row`` of the pod with ``uid``, or -1. Record uids are ``pod_uid_hi`` /
         ``pod_uid_lo``, or ``uid_strings[record]`` for records flagged ``FLAG_UID_STRING``."""

@@ -229,6 +229,8 @@ def _priority(pod: "Pod") -> int:
 
 
 _POD_OF = operator.attrgetter("pod")
+#: most pods :meth:`NominationIndex._append` writes element by element (more: a slice per array)
+_SCALAR_ADDS = 4
 
 
 class NominationIndex:
@@ -399,8 +401,19 @@ class NominationIndex:
                 buf[:q] = old[i]
         else:
             bufs = grow[0]
-        for buf, i in zip(bufs, (0, 1, 2, 3, 5)):
-            buf[q:n] = add[i]
+        if q2 <= _SCALAR_ADDS:
+            # a pod or two (one preemption's nomination): element by element, where a slice
+            # assignment from a list converts it to an array first
+            rows, prios, vectors, uids, names = bufs
+            for j in range(q2):
+                rows[q + j] = add[0][j]
+                prios[q + j] = add[1][j]
+                vectors[q + j] = add[2][j]
+                uids[q + j] = add[3][j]
+                names[q + j] = add[5][j]
+        else:
+            for buf, i in zip(bufs, (0, 1, 2, 3, 5)):
+                buf[q:n] = add[i]
         ports = old[4] + [(i + q, p) for i, p in add[4]] if add[4] else old[4]
         arrays = (bufs[0][:n], bufs[1][:n], bufs[2][:n], bufs[3][:n], ports, bufs[4][:n])
         self._grow = (bufs, arrays)
@@ -578,6 +591,19 @@ class NominatedUsage:
             self.index.selection = (arrays, self.priority, self.uid, self._selected)
         return self._selected
 
+    @property
+    def none(self) -> bool:
+        """Whether the handle has no nominator (no nominated pod counts anywhere)."""
+        return self._none
+
+    def scratch_positions(self) -> np.ndarray:
+        """The index's (C,) int64 scratch (C: the table's capacity), -1 everywhere outside a call
+        that maps the rows it asks about to their positions (and sets them back)."""
+        pos_of = self.index.pos_of
+        if pos_of is None or len(pos_of) != self.table.capacity:
+            pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
+        return pos_of
+
     def usage(self, rows: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None, dict[int, list] | None]:
         """(requests (W, R), pod counts (W,), host ports by row) of the nominated pods on ``rows``;
         (None, None, None) when there are none."""
@@ -607,9 +633,7 @@ class NominatedUsage:
         nom_rows, vectors, indices, ports = counted
         if not len(nom_rows):
             return False, None
-        pos_of = self.index.pos_of
-        if pos_of is None or len(pos_of) != self.table.capacity:
-            pos_of = self.index.pos_of = np.full(self.table.capacity, -1, dtype=np.int64)
+        pos_of = self.scratch_positions()
         pos_of[rows] = np.arange(len(rows), dtype=np.int64)
         try:
             added = _preemption.add_rows(req, count, nom_rows, vectors, pos_of)

@@ -243,6 +243,19 @@ class BulkPods:
             self.objects.pop(b, None)
             self.rec[b] = -1
 
+    def drop(self, b: int, pod: "Pod") -> None:
+        """Entry ``b``, whose Pod is ``pod`` (its record freed or about to be), goes as the cache,
+        its only holder (``flags[b] == IN_CACHE``), lets it go: what :meth:`detach` then
+        ``clear(b, IN_CACHE)`` do, without keeping the object only to read its uid and name back."""
+        self.flags[b] = 0
+        self.index.remove_if(pod.uid, b)
+        self.n_live -= 1
+        names = self.by_name[self.namespaces[self.ns[b]]]
+        if names.get(pod.name) == b:
+            del names[pod.name]
+        self.objects.pop(b, None)
+        self.rec[b] = -1
+
     def uid(self, b: int) -> str:
         """The uid of entry ``b``."""
         rec = self.rec[b]
@@ -826,6 +839,10 @@ class Cache:
         if rec >= 0:
             # on the table at its record (a ghost's record is gone: ``remove_node`` detaches it),
             # so no ghost: the record goes as ``_unplace`` would find and remove it
+            if bulk.flags[b] == IN_CACHE:  # (a deleted pod: the Scheduler's indexes let it go first)
+                self.snapshot.table.remove_record(rec)
+                bulk.drop(b, pod)
+                return pod
             bulk.detach(b, pod)
             self.snapshot.table.remove_record(rec)
         else:

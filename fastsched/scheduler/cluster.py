@@ -1400,7 +1400,8 @@ class Cluster:
         if victim.uid not in self.pods:
             raise not_found("Pod", victim.name)
         self._handler.on_preempting(victim, preemptor, node_name)
-        self.delete_pod(victim, reason=f"preempted by {preemptor.key} on node {node_name}")
+        # (delete_pod's two steps, without its frame: three victims a preemptor in PreemptionBasic)
+        self._reconcile_owner(self._delete_pod(victim, f"preempted by {preemptor.key} on node {node_name}"))
 
     def clear_nominated_node_name(self, pod: Pod) -> None:
         cur = self.pods.get(pod.uid)

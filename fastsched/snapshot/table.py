@@ -84,6 +84,7 @@ demand, from a template shared by the objects added in bulk that differ only in 
 """
 from __future__ import annotations
 
+import collections.abc
 import itertools
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence, cast
 
@@ -1071,6 +1072,15 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
     def pod_records(self, row: int) -> list[int]:
         """The records of the row's pods, in the order of ``pods[row]``."""
         return self._acc.records(row)
+
+    def pod_records_many(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`pod_records` of each of ``rows`` ((N,) int64), row after row: ((M,) int64 the
+        records, (N,) int64 how many each row has), in one compiled pass."""
+        return self._acc.records_many(rows)
+
+    def built_pod_rows(self) -> "collections.abc.KeysView[int]":
+        """The rows whose PodInfo list is built (``pods.built(row)`` is not None), as a live view."""
+        return self._row_lists.keys()
 
     def row_pod_infos(self, row: int, flag: int) -> list[PodInfo]:
         """The PodInfos of the row's pods whose ``pod_flags`` have ``flag``, in pod order (only those

@@ -390,3 +390,22 @@ def test_format_uid_is_the_canonical_uuid_string():
             got = _table.format_uid(hi, lo)
             assert got == want and type(got) is str
             assert _table.parse_uid(got) == (hi, lo)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pod_records_many_is_pod_records_row_after_row(seed):
+    """``pod_records_many`` (one compiled pass) against ``pod_records`` row by row, rows in any
+    order and repeated, after removals; a row outside the table raises."""
+    rng = random.Random(seed)
+    nodes, pods = random_cluster(seed, 20, 150)
+    table = build_snapshot(nodes, pods).table
+    for pi in [pi for r in range(len(nodes)) for pi in table.pods[r]][::7]:
+        table.remove_pod(pi.pod.node_name, pi.pod)
+    rows = [rng.randrange(len(nodes)) for _ in range(40)]
+    recs, counts = table.pod_records_many(np.array(rows, dtype=np.int64))
+    want = [table.pod_records(r) for r in rows]
+    assert counts.tolist() == [len(w) for w in want]
+    assert recs.tolist() == [rec for w in want for rec in w]
+    assert table.pod_records_many(np.zeros(0, dtype=np.int64))[0].tolist() == []
+    with pytest.raises(IndexError):
+        table.pod_records_many(np.array([0, table.capacity], dtype=np.int64))

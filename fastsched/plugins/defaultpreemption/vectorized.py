@@ -88,11 +88,16 @@ _FIRST_WINDOW_FACTOR = 1.25
 #: most template prototypes whose fields PodColumns keeps (cleared beyond)
 _TEMPLATE_FIELDS_SIZE = 4096
 _MIN_WINDOW = 32
+#: an empty (0,) int64 array, shared (never written)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+_NO_ROWS.flags.writeable = False
 #: fewest table records PodColumns loads with NumPy gathers (fewer: entry by entry)
 _BULK_RECORDS = 64
 #: most entries PodColumns writes element by element (more: a column at a time from lists); a dry
 #: run mostly reloads the row or two the last preemption changed, one to four pods
 _SCALAR_ENTRIES = 4
+#: fewest rows PodColumns loads with one compiled pass over the table's records (fewer: row by row)
+_MANY_ROWS = 16
 
 
 @functools.lru_cache(maxsize=None)
@@ -434,6 +439,11 @@ class PodColumns:
         if self._templates_width != self.width or len(self._templates) > _TEMPLATE_FIELDS_SIZE:
             self._templates = {}  # (requests vectors of another width, or too many prototypes)
             self._templates_width = self.width
+        by_records = prototype_of is not None and built is not None
+        if (by_records and len(rows) >= _MANY_ROWS and hasattr(table, "pod_records_many")
+                and len(set(rows)) == len(rows)):
+            self._load_many_rows(table, rows, is_assumed)
+            return
         # each row's pods, in ``pods[row]``'s order: (first entry (relative), count) per row; the
         # entries read off records and those records; the entries of PodInfo lists and the PodInfos
         spans: list[tuple[int, int]] = []
@@ -441,7 +451,6 @@ class PodColumns:
         rec_ids: list[int] = []
         info_at: list[int] = []
         infos: list[Any] = []
-        by_records = prototype_of is not None and built is not None
         total = 0
         for row in rows:
             if by_records and built(row) is None:  # type: ignore[misc]
@@ -475,6 +484,58 @@ class PodColumns:
             row_start[row] = s + first
             row_count[row] = n
             row_version[row] = versions[row]
+        self.size = end
+
+    def _load_many_rows(self, table: "NodeTable", rows: list[int], is_assumed: Any = None) -> None:
+        """:meth:`_load_rows` for many distinct rows of a table that keeps records (a dry run's
+        first windows load every walked row: thousands at 5,000 nodes): the records of the rows
+        whose PodInfo list is not built in one call (``pod_records_many``), the built lists read
+        row by row, the rows' ranges written a column at a time. The same entries in the same
+        places as the row-by-row loop."""
+        t = cast(Any, table)
+        arr = np.asarray(rows, dtype=np.int64)
+        n = len(arr)
+        built_rows = t.built_pod_rows()
+        is_built = np.zeros(n, dtype=bool)
+        lists: list[Any] = []
+        if built_rows:
+            position = {r: i for i, r in enumerate(rows)}
+            hit = sorted(position[r] for r in built_rows & position.keys())
+            is_built[hit] = True
+            lists = [table.pods[rows[i]] for i in hit]
+        recs, rec_counts = t.pod_records_many(arr[~is_built])
+        counts = np.empty(n, dtype=np.int64)
+        counts[~is_built] = rec_counts
+        counts[is_built] = [len(lst) for lst in lists]
+        first = np.zeros(n, dtype=np.int64)  # each row's first entry (relative)
+        np.cumsum(counts[:-1], out=first[1:])
+        total = int(counts.sum())
+        # the entries of the record rows: their row's first entry plus their place in the row
+        rec_first = first[~is_built]
+        rec_at = np.repeat(rec_first - (np.cumsum(rec_counts) - rec_counts), rec_counts) + np.arange(len(recs))
+        info_at: list[int] = []
+        infos: list[Any] = []
+        for at, lst in zip(first[is_built].tolist(), lists):
+            info_at.extend(range(at, at + len(lst)))
+            infos.extend(lst)
+        s = self.size
+        if s + total > self.cap:
+            self._grow(s + total)
+        end = s + total
+        if len(recs) >= _BULK_RECORDS and hasattr(table, "prototype_ids"):
+            self._load_bulk(table, rec_at.tolist(), recs.tolist(), info_at, infos, s, is_assumed)
+        else:
+            items: list[tuple[int, Any]] = [(-1, None)] * total
+            for e, rec in zip(rec_at.tolist(), recs.tolist()):
+                items[e] = (rec, None)
+            for e, pi in zip(info_at, infos):
+                items[e] = (-1, pi)
+            self._load_entries(table, items, slice(s, end), is_assumed)
+        # (distinct rows: each row's old count is taken off once, as the loop does)
+        self.live += total - int(self.row_count[arr].sum())
+        self.row_start[arr] = s + first
+        self.row_count[arr] = counts
+        self.row_version[arr] = table.row_version[arr]
         self.size = end
 
     def _load_entries(self, table: "NodeTable", items: list[tuple[int, Any]], dest: Any, is_assumed: Any) -> None:
@@ -820,6 +881,10 @@ class _Window:
 class VectorizedDryRun:
     """The vectorized dry run of one DefaultPreemption plugin (keeps its pod columns between runs)."""
 
+    #: :meth:`_window` takes :meth:`_window_fused` where it applies (False: always step by step;
+    #: the tests compare both)
+    fused = True
+
     def __init__(self, plugin: Any):
         self.plugin = plugin
         self._columns: PodColumns | None = None
@@ -917,6 +982,12 @@ class VectorizedDryRun:
         # the scheduler cache's assumptions, as its snapshot gives them (None for a bare snapshot)
         is_assumed = getattr(self.plugin.handle.snapshot_shared_lister(), "is_assumed_pod", None)
         columns.refresh(table, rows, is_assumed)
+        if (self.fused and plan.additive_exact and not plan.check_ports and (skip_node_only or not plan.node_only)
+                and (matches is None or not len(matches.allowed))):
+            win = self._window_fused(pod, table, rows, plan, columns, nominated, stop_rule)
+            if win is not None:
+                win.deferred = None if win.deferred is None else (state, pod, table, *win.deferred)
+                return win
         seg = np.empty(w + 1, dtype=np.int64)
         used = np.empty((w, columns.width), dtype=np.int64)
         count = np.empty(w, dtype=np.int64)
@@ -996,6 +1067,51 @@ class VectorizedDryRun:
                                           *(stop_rule or ()))
         done = w if stop < 0 else stop + 1
         kind[:done][(active[:done] == 1) & (n_victims[:done] == 0)] = _Window.NO_VICTIM_LEFT
+        win.kind = kind
+        win.code = code
+        win.seg = seg
+        return win
+
+    def _window_fused(self, pod: "Pod", table: "NodeTable", rows: np.ndarray, plan: DryRunPlan, columns: PodColumns,
+                      nominated: NominatedUsage, stop_rule: tuple[int, int, int] | None) -> _Window | None:
+        """:meth:`_window`'s steps in one kernel (``_preemption.window_pass``) when NodeResourcesFit
+        is the only filter left to judge and no PDB counts (the branch of :meth:`_window` that
+        calls ``window_fit``, with no port conflict and an empty PDB index): the same window.
+        ``deferred`` holds the failing nodes' (rows, used, count, ports, check_ports) for the
+        caller to complete. None when the nominated pods are not listed as arrays (the caller
+        then takes the step-by-step path, which asks node by node)."""
+        width = columns.width
+        if nominated.none:
+            nom_rows, nom_vectors = _NO_ROWS, np.zeros((0, width), dtype=np.int64)
+        else:
+            counted = nominated.counted()
+            if counted is None:
+                return None
+            nom_rows, nom_vectors = counted[0], counted[1]
+        pos_of = nominated.scratch_positions()
+        k, nv_before, v_before = stop_rule if stop_rule is not None else (-1, 0, 0)
+        (stop, n_filtered, entries, seg, used, count, kind, code, victims, n_victims, n_violating, top_priority,
+         sum_priority, first_start) = _preemption.window_pass(
+            rows, columns.row_start, columns.row_count, columns.prio, _priority(pod), columns.req, table.requested,
+            table.pod_count, nom_rows, nom_vectors, pos_of, table.allowed_pods, table.alloc, plan.cols, plan.wants,
+            plan.check_fit, columns.pods, columns.start, columns.volatile.view(np.uint8), k, nv_before, v_before,
+            _Window.CANDIDATE, _Window.FILTERED, _Window.NO_VICTIMS, _Window.NO_VICTIM_LEFT)
+        win = _Window()
+        win.rows = rows
+        win.results = None
+        win.deferred = None
+        if n_filtered:
+            failing = np.flatnonzero(kind == _Window.FILTERED)
+            win.result_pos = failing
+            win.deferred = (rows[failing], used[failing], count[failing], {}, False)
+        else:
+            win.result_pos = _NO_ROWS
+        win.victims = victims
+        win.n_victims = n_victims
+        win.n_violating = n_violating
+        win.top_priority = top_priority
+        win.sum_priority = sum_priority
+        win.first_start = first_start
         win.kind = kind
         win.code = code
         win.seg = seg

@@ -193,3 +193,50 @@ def test_element_and_column_writes_of_small_loads_agree(monkeypatch):
         width = len(table.resource_names)
         for row in np.flatnonzero(table.live).tolist():
             assert _loaded(elements, row) == _expected(table, width, row), (seed, row)
+
+
+def test_many_rows_load_as_row_by_row(monkeypatch):
+    """_load_many_rows (the records of many rows in one compiled pass, the built rows' lists read
+    row by row, the ranges written a column at a time) fills the pool as the row-by-row loop:
+    every column, in a shuffled row order, with the bulk gathers or entry by entry, and again after
+    a row changed (a reload of the changed rows)."""
+    ran = []
+    real = PodColumns._load_many_rows
+    monkeypatch.setattr(PodColumns, "_load_many_rows", lambda self, *a: ran.append(1) or real(self, *a))
+    for seed in range(30):
+        table = _random_table(seed)
+        rng = random.Random(seed)
+        rows = np.flatnonzero(table.live).astype(np.int64)
+        rng.shuffle(rows)
+        assumed = (lambda pod: pod.name.endswith(("1", "4"))) if seed % 2 else None
+        loaded = {}
+        for many in (True, False):
+            monkeypatch.setattr(vectorized, "_MANY_ROWS", 1 if many else 1 << 60)
+            monkeypatch.setattr(vectorized, "_BULK_RECORDS", (0, 1 << 60)[seed % 2])
+            cols = PodColumns(table)
+            cols.begin(table)
+            cols.refresh(table, rows, assumed)
+            loaded[many] = cols
+        a, b = loaded[True], loaded[False]
+        n = b.size
+        assert a.size == n and a.live == b.live, seed
+        for name in ("row_start", "row_count", "row_version"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), (seed, name)
+        for name in ("prio", "start", "req", "has_ports", "volatile", "rec"):
+            assert np.array_equal(getattr(a, name)[:n], getattr(b, name)[:n]), (seed, name)
+        assert ([a.signature_keys[s] for s in a.sig[:n].tolist()]
+                == [b.signature_keys[s] for s in b.sig[:n].tolist()]), seed
+        assert all(x is y for x, y in zip(a.pinfo[:n], b.pinfo[:n])), seed
+        assert all(x is y for x, y in zip(a.pods[:n], b.pods[:n])), seed
+        width = len(table.resource_names)
+        for row in rows.tolist():
+            assert _loaded(a, row) == _expected(table, width, row), (seed, row)
+        # rows changed since: the reload takes the new records (both loads' columns stay current)
+        changed = [r for r in rows.tolist() if table.pods[r]][:3]
+        for r in changed:
+            table.remove_pod(table.node_names[r], table.pods[r][0].pod)
+        monkeypatch.setattr(vectorized, "_MANY_ROWS", 1)
+        a.refresh(table, rows, assumed)
+        for row in rows.tolist():
+            assert _loaded(a, row) == _expected(table, width, row), (seed, row)
+    assert len(ran) >= 30

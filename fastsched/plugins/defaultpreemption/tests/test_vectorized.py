@@ -616,3 +616,54 @@ def test_pdb_matches_do_not_outlive_the_pod_columns():
     runner.columns(second)
     fresh = runner._matches(pdbs)
     assert fresh is not matches and fresh.by_signature == {}
+
+
+@pytest.mark.parametrize("ties", [False, True], ids=["", "ties"])
+@pytest.mark.parametrize("real_nominator", [True, False], ids=["nominator", "node-by-node"])
+def test_fused_window_matches_step_by_step_and_per_node(monkeypatch, real_nominator, ties):
+    """``_window_fused`` (one ``window_pass`` kernel) against ``_window``'s steps and the per-node
+    path: NodeResourcesFit the only filter and no PDB, where it applies (with the nominated pods as
+    arrays; a nominator that answers node by node makes it decline, and the steps run)."""
+    fused_windows = []
+    original = vectorized.VectorizedDryRun._window_fused
+
+    def counting(this, *a, **k):
+        win = original(this, *a, **k)
+        fused_windows.append(win is not None)
+        return win
+
+    monkeypatch.setattr(vectorized.VectorizedDryRun, "_window_fused", counting)
+    compared = with_victims = 0
+    for seed in SEEDS:
+        *_, preemptors = scenario(seed, ties)
+        for p in preemptors:
+            ref = setup_for(seed, p, vectorized_path=False, real_nominator=real_nominator, ties=ties,
+                            filters=["NodeResourcesFit"])
+            runs = {}
+            for fused in (True, False):
+                monkeypatch.setattr(vectorized.VectorizedDryRun, "fused", fused)
+                runs[fused] = setup_for(seed, p, vectorized_path=True, real_nominator=real_nominator, ties=ties,
+                                        filters=["NodeResourcesFit"])
+            state = ref.cycle_state()
+            nodes = list(ref.snapshot.batch())
+            n = len(nodes)
+            for offset, k in ((0, n), (seed % n, 3), ((7 * seed) % n, 1), (n - 1, 10), (2, 0)):
+                want = ref.plugin.evaluator.dry_run_preemption_per_node(state.clone(), p, nodes, [], offset, k)
+                got = {}
+                for fused, s in runs.items():
+                    monkeypatch.setattr(vectorized.VectorizedDryRun, "fused", fused)
+                    got[fused] = s.plugin.evaluator.dry_run_preemption(state.clone(), p, nodes, [], offset, k)
+                for fused in (True, False):
+                    assert candidates_of(got[fused][0]) == candidates_of(want[0]), (seed, p.name, offset, k, fused)
+                    assert statuses_of(got[fused][1]) == statuses_of(want[1]), (seed, p.name, offset, k, fused)
+                    assert got[fused][2] == want[2]
+                cands = got[True][0]
+                for a in ("n_victims", "num_violations", "top_priority", "sum_priority", "first_start"):
+                    assert getattr(cands, a).tolist() == getattr(got[False][0], a).tolist(), a
+                compared += 1
+                with_victims += bool(want[0])
+    assert with_victims >= compared // 3, (with_victims, compared)
+    if real_nominator:
+        assert fused_windows and all(fused_windows), "the fused window did not run"
+    else:
+        assert fused_windows and not any(fused_windows), "a node-by-node nominator must decline the fused window"

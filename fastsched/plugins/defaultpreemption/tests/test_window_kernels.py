@@ -472,3 +472,113 @@ def test_window_fit_as_the_segments_and_fit_verdicts(seed):
                                        0, 1, 2)
             assert kind.tolist() == want_kind.tolist()
             assert active.tolist() == (want_kind == 0).astype(np.uint8).tolist() and n == int((want_kind == 0).sum())
+
+
+def _steps(rows, row_start, row_count, prio, priority, req, requested, pod_count, nom_rows, nom_vectors, allowed,
+           alloc, cols, wants, check_fit, pods, start, volatile, stop_rule):
+    """``window_pass``'s reference: the kernels it fuses, called one by one as ``_window`` calls
+    them (the nominated pods added through ``add_rows``, no conflict, no PDB)."""
+    w, width = len(rows), req.shape[1]
+    seg = np.empty(w + 1, dtype=np.int64)
+    used = np.empty((w, width), dtype=np.int64)
+    count = np.empty(w, dtype=np.int64)
+    entries = _preemption.window_usage(rows, row_start, row_count, prio, priority, req, requested, pod_count,
+                                       seg, used, count)
+    pos_of = np.full(len(requested), -1, dtype=np.int64)
+    pos_of[rows] = np.arange(w)
+    _preemption.add_rows(used, count, nom_rows, nom_vectors, pos_of)
+    kind = np.empty(w, dtype=np.int8)
+    active = np.empty(w, dtype=np.uint8)
+    _preemption.window_fit(seg, rows, count, allowed, alloc, used, cols, wants, check_fit, kind, active, 0, 1, 2)
+    if active.any():
+        _preemption.settle_segments(pods, entries, seg, np.flatnonzero(active), start, volatile)
+    m = len(entries)
+    out = [np.empty(m, dtype=np.int64)] + [np.empty(w, dtype=np.int64) for _ in range(4)] + [np.empty(w)]
+    stop = _preemption.select_victims(seg, entries, active, prio, start, req, np.zeros(m, dtype=np.uint8),
+                                      np.zeros(m + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                                      np.zeros(0, dtype=np.int64), check_fit, cols, wants, rows, alloc, allowed,
+                                      used, count, out[0], np.zeros(m, dtype=np.uint8), *out[1:], *stop_rule)
+    done = w if stop < 0 else stop + 1
+    kind[:done][(active[:done] == 1) & (out[1][:done] == 0)] = 3
+    return stop, int((kind == 1).sum()), entries, seg, used, count, kind, np.zeros(w, dtype=np.int8), *out
+
+
+def test_window_pass_as_the_kernels_it_fuses():
+    """``window_pass`` against ``window_usage``, ``add_rows``, ``window_fit``, ``settle_segments``
+    and ``select_victims`` called one by one (``_window``'s steps): every output equal, the pool's
+    start and volatile columns settled alike, ``pos_of`` left at -1; strided table arrays read by
+    their strides; a bad row or a dirty ``pos_of`` raises before anything is written."""
+    seen: dict[str, set] = {"stop": set(), "kinds": set()}
+    for seed in range(8):
+        _window_pass_trials(seed, seen)
+    assert seen["stop"] == {True, False} and seen["kinds"] == {0, 1, 2, 3}, seen
+
+
+def _window_pass_trials(seed: int, seen: dict[str, set]) -> None:
+    rng = np.random.default_rng(300 + seed)
+    cap, width, pool = 40, 3, 320
+    row_count = rng.integers(0, 7, cap)
+    row_start = np.zeros(cap, dtype=np.int64)
+    row_start[1:] = np.cumsum(row_count)[:-1] + rng.integers(0, 3, cap - 1).cumsum()  # dead gaps
+    prio = rng.integers(0, 10, pool)
+    start0 = np.where(rng.random(pool) < 0.3, np.inf, rng.integers(0, 9, pool).astype(float))
+    volatile0 = ((start0 == np.inf) & (rng.random(pool) < 0.6)).astype(np.uint8)
+    pods = np.empty(pool, dtype=object)
+    for e in range(pool):
+        pods[e] = SimpleNamespace(start_time=float(rng.integers(0, 9)) if rng.random() < 0.5 else None)
+    req = rng.integers(0, 60, (pool, width))
+    alloc = rng.integers(150, 400, (cap, width))
+    requested = np.ascontiguousarray(alloc - rng.integers(0, 20, (cap, width)))  # nearly full
+    pod_count = rng.integers(0, 8, cap)
+    allowed = rng.integers(2, 10, cap)
+    for trial in range(8):
+        priority = int(rng.integers(3, 11))
+        rows = rng.choice(cap, int(rng.integers(1, 30)), replace=False).astype(np.int64)
+        q = int(rng.integers(0, 6))
+        nom_rows = rng.choice(cap, q).astype(np.int64)
+        nom_vectors = rng.integers(0, 80, (q, width))
+        cols = [np.array([0, 2], dtype=np.int64), np.array([1, -1, 2], dtype=np.int64),
+                np.zeros(0, dtype=np.int64)][trial % 3]
+        wants = rng.integers(10, 80, len(cols))
+        check_fit = trial % 4 != 3
+        stop_rule = ((1, 0, 0) if trial % 4 == 1 else (2, int(rng.integers(0, 2)), 0)) if trial % 2 else (-1, 0, 0)
+        # the table's arrays strided as views of wider ones (the kernel reads them by their strides)
+        wide_alloc = np.zeros((cap, 2 * width), dtype=np.int64)
+        wide_alloc[:, ::2] = alloc
+        wide_nom = np.zeros((q, 2 * width), dtype=np.int64)
+        wide_nom[:, ::2] = nom_vectors
+        args = (rows, row_start, row_count, prio, priority, req, requested, pod_count)
+        s_start, s_volatile = start0.copy(), volatile0.copy()
+        want = _steps(*args, nom_rows, nom_vectors, allowed, alloc, cols, wants, check_fit, pods, s_start,
+                      s_volatile, stop_rule)
+        f_start, f_volatile = start0.copy(), volatile0.copy()
+        pos_of = np.full(cap, -1, dtype=np.int64)
+        got = _preemption.window_pass(*args, nom_rows, wide_nom[:, ::2], pos_of, allowed, wide_alloc[:, ::2], cols,
+                                      wants, check_fit, pods, f_start, f_volatile, *stop_rule, 0, 1, 2, 3)
+        assert got[0] == want[0] and got[1] == want[1]
+        assert len(got) == len(want) == 14
+        for a, b, name in zip(got[2:], want[2:], ("entries", "seg", "used", "count", "kind", "code", "victims",
+                                                    "n_victims", "n_violating", "top", "sum", "first")):
+            if name == "victims":  # only each node's first n_victims entries are victims
+                a = [a[s:s + n] for s, n in zip(got[3][:-1].tolist(), got[9].tolist())]
+                b = [b[s:s + n] for s, n in zip(want[3][:-1].tolist(), want[9].tolist())]
+                assert [x.tolist() for x in a] == [x.tolist() for x in b]
+            else:
+                assert np.array_equal(a, b), name
+        assert np.array_equal(f_start, s_start) and np.array_equal(f_volatile, s_volatile)
+        assert (pos_of == -1).all()
+        seen["stop"].add(got[0] >= 0)
+        seen["kinds"].update(got[6].tolist())
+    rows = np.array([0, cap], dtype=np.int64)
+    start, volatile = start0.copy(), volatile0.copy()
+    pos_of = np.full(cap, -1, dtype=np.int64)
+    empty = np.zeros((0, width), dtype=np.int64)
+    with pytest.raises(IndexError):
+        _preemption.window_pass(rows, row_start, row_count, prio, 5, req, requested, pod_count, rows[:0], empty,
+                                pos_of, allowed, alloc, cols, wants, True, pods, start, volatile, -1, 0, 0, 0, 1, 2, 3)
+    pos_of[3] = 0
+    with pytest.raises(ValueError):
+        _preemption.window_pass(np.array([3], dtype=np.int64), row_start, row_count, prio, 5, req, requested,
+                                pod_count, rows[:0], empty, pos_of, allowed, alloc, cols, wants, True, pods, start,
+                                volatile, -1, 0, 0, 0, 1, 2, 3)
+    assert np.array_equal(start, start0) and np.array_equal(volatile, volatile0)

@@ -534,8 +534,10 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
               rejected: np.ndarray | None = None) -> FilterVerdicts:
     n = len(nodes)
     statuses: list[Status | None] = [None] * n
+    rejected_at: list[int] = []
     if rejected is not None:
-        for i in np.flatnonzero(rejected).tolist():
+        rejected_at = np.flatnonzero(rejected).tolist()
+        for i in rejected_at:
             statuses[i] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
     table_nodes = nodes.table.nodes
     rows = nodes.rows
@@ -559,7 +561,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     extended_index = s.extended_index
     manager = plugin.manager
     if extended_index is None and allocator.shape_key == manager.shape_key and len(positions):
-        grouped = _by_shape(plugin, s, pod, nodes, positions, statuses)
+        grouped = _by_shape(plugin, s, pod, nodes, positions, statuses, rejected_at)
         if grouped is not None:
             return grouped
     filter_extended = plugin._filter_extended_resources
@@ -632,7 +634,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
 
 
 def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch, positions: np.ndarray,
-              statuses: list[Status | None]) -> FilterVerdicts | None:
+              statuses: list[Status | None], rejected_at: list[int]) -> FilterVerdicts | None:
     """:func:`_per_node`'s sharing by shape for a pod without the special claim, over the kept
     shape numbers of the table's rows (``DRAManager.shape_columns``: no per-node key, name or
     Node object for a node whose key is kept): the nodes grouped by shape number, then per group
@@ -641,7 +643,10 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     the rest of the group given it by row (``_StateData.row_groups``: the answer and the node's
     pools are looked up for the one node Reserve picks). Filter's calls are per node and hold
     nothing, so deciding the groups one after the other instead of in node order gives the same
-    verdicts and answers. None when some node has no shape (the per-node loop decides then)."""
+    verdicts and answers. None when some node has no shape (the per-node loop decides then).
+    ``rejected_at``: the positions ``statuses`` already holds a Status at (the columns'
+    rejections, none of them in ``positions``); the verdicts are read at those and at the
+    positions decided here only, not over every node of the batch."""
     table = nodes.table
     if s.row_groups is not None and s.group_table is not table:
         return None  # (another table's rows: the per-node loop)
@@ -668,12 +673,16 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     # now loses its older one (the latest Filter's answer is the node's, as per node; the rest
     # of a group never had a Filter call of its own in this call)
     earlier = bool(s.node_allocations)
+    #: the positions given a Status here (or that may hold one): from_statuses reads only these
+    decided: list[int] = []
     for members in _number_groups(ids):
         for k in range(len(members)):
             m = int(members[k])
             row = int(at_rows[m])
             node: Any = table_nodes[row]
-            status = statuses[int(positions[m])] = filter_node(s, pod, node)
+            at = int(positions[m])
+            status = statuses[at] = filter_node(s, pod, node)
+            decided.append(at)
             if status is None:
                 answer = s.allocation_at(node.name)
                 if answer is None or not all(node_local(a, node.name) for a in answer):
@@ -694,10 +703,16 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                             pop(name, None)
                 break
             if status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
-                for i in positions[members[k + 1:]].tolist():
+                shared = positions[members[k + 1:]].tolist()
+                for i in shared:
                     statuses[i] = status
+                decided += shared
                 break
-    return FilterVerdicts.from_statuses(statuses)
+    if rejected_at:
+        decided += rejected_at
+    # (ascending, as from_statuses' pass would visit them: the reasons' order is the same)
+    decided.sort()
+    return FilterVerdicts.from_statuses(statuses, decided)
 
 
 #: beyond this many shapes in one batch, :func:`_number_groups` groups the rest with one sort

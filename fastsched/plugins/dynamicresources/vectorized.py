@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
-from ...dra.allocator import GroupAnswer, gather_pools, node_local
+from ...dra.allocator import GroupAnswer, SameShapeAnswer, gather_pools, node_local
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
@@ -684,9 +684,19 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
             status = statuses[at] = filter_node(s, pod, node)
             decided.append(at)
             if status is None:
-                answer = s.allocation_at(node.name)
-                if answer is None or not all(node_local(a, node.name) for a in answer):
-                    continue
+                answer: Any = s.node_allocations.get(node.name)
+                if type(answer) is SameShapeAnswer and answer.node_name == node.name:
+                    # a kept answer of another node of this shape (the allocator's memo): the
+                    # group shares it as found there, each member's own made by GroupAnswer.at
+                    # from those pools as from this node's (one rename, not this node's copy of
+                    # every result first); its relocated form names the node alone, so it is
+                    # node-local here
+                    group_answer = GroupAnswer(answer, answer.first_node, answer.first_pools)
+                else:
+                    answer = s.allocation_at(node.name)
+                    if answer is None or not all(node_local(a, node.name) for a in answer):
+                        continue
+                    group_answer = GroupAnswer(answer, node.name, pools[row])
                 rest = members[k + 1:]
                 if len(rest):
                     if row_groups is None or len(row_groups) < len(table.live):  # (none yet, or the table grew)
@@ -696,7 +706,7 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                         row_groups = s.row_groups = grown
                         s.group_table = table
                     row_groups[at_rows[rest]] = len(s.group_answers)
-                    s.group_answers.append((GroupAnswer(answer, node.name, pools[row]), pools))
+                    s.group_answers.append((group_answer, pools))
                     if earlier:
                         pop = s.node_allocations.pop
                         for name in table.node_names[at_rows[rest]].tolist():

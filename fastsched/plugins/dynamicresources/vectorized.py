@@ -99,28 +99,33 @@ class DeviceColumns:
         #: held or freed changes one entry instead of one per class (issue 27)
         self.rows_used = 0
         #: (matrix row, devices needed) -> (C,) bool ``free >= needed``, kept current by
-        #: ``_device_changed`` (the rows of the device's node): ``_enough`` reads it instead of a
+        #: ``_devices_changed`` (the rows of the device's node): ``_enough`` reads it instead of a
         #: compare over the table per pod; at most ``KEPT_ENOUGH`` of them
         self.enough_of: dict[tuple[int, int], np.ndarray] = {}
         #: matrix row -> the ``needed`` values of ``enough_of`` kept for it
         self.enough_needed: dict[int, list[int]] = {}
-        manager.device_listeners.append(self._device_changed)
+        manager.device_listeners.append(self._devices_changed)
 
     def close(self) -> None:
         try:
-            self.manager.device_listeners.remove(self._device_changed)
+            self.manager.device_listeners.remove(self._devices_changed)
         except ValueError:
             pass
 
-    def _device_changed(self, device_id: tuple, now_held: bool) -> None:
-        entry = self.entries_of.get(device_id)
-        if entry is not None:
-            delta = -1 if now_held else 1
+    def _devices_changed(self, device_ids: list[tuple], now_held: bool) -> None:
+        """The manager's listener: ``device_ids`` became held (``now_held``) or free, in order."""
+        entries_of = self.entries_of
+        delta = -1 if now_held else 1
+        matrix = self.matrix
+        enough_needed, enough_of = self.enough_needed, self.enough_of
+        for device_id in device_ids:
+            entry = entries_of.get(device_id)
+            if entry is None:
+                continue
             row = entry[2]
             if len(entry[0]) <= self.SCALAR_COLUMNS:
                 # a device counted by a few columns (a claim-template pod's class): one scalar
                 # add each, ~10x cheaper than numpy's indexed add for so few
-                matrix = self.matrix
                 for k in entry[0]:
                     matrix[k, row] += delta
             else:
@@ -128,9 +133,8 @@ class DeviceColumns:
                 if columns is None:
                     columns = entry[1] = np.array(entry[0], dtype=np.intp)
                 # (distinct matrix rows: each signature counts a device once)
-                self.matrix[columns, row] += delta
-            if self.enough_needed:
-                enough_needed, enough_of, matrix = self.enough_needed, self.enough_of, self.matrix
+                matrix[columns, row] += delta
+            if enough_needed:
                 for k in entry[0]:
                     for needed in enough_needed.get(k, ()):
                         enough_of[(k, needed)][row] = matrix[k, row] >= needed

@@ -361,7 +361,9 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
         if ok.all():
             return FilterVerdicts.all_pass(n)
         return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
-    return _per_node(plugin, s, pod, nodes, np.flatnonzero(ok), rejected=~ok)
+    # (``nonzero()[0]`` of a 1-d mask: np.flatnonzero's result, without its Python-level
+    # ravel and dispatch, ~2% of a match_empty cycle in samples)
+    return _per_node(plugin, s, pod, nodes, ok.nonzero()[0], rejected=~ok)
 
 
 def _enough(plan: Any, cols: Any, table: Any) -> np.ndarray | None:
@@ -445,7 +447,7 @@ def _extended_columns(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: 
         held = np.zeros(len(rows), dtype=bool)
     rejected = ~held & ~ok
     per_node = held if plan.sufficient else held | ok
-    return _per_node(plugin, s, pod, nodes, np.flatnonzero(per_node), rejected=rejected)
+    return _per_node(plugin, s, pod, nodes, per_node.nonzero()[0], rejected=rejected)
 
 
 class _NoneOffered:
@@ -540,7 +542,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     statuses: list[Status | None] = [None] * n
     rejected_at: list[int] = []
     if rejected is not None:
-        rejected_at = np.flatnonzero(rejected).tolist()
+        rejected_at = rejected.nonzero()[0].tolist()
         for i in rejected_at:
             statuses[i] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
     table_nodes = nodes.table.nodes
@@ -660,7 +662,7 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     ids = numbers[at_rows]
     table_nodes = table.nodes
     if len(ids) and ids.min() < 0:
-        missing = np.flatnonzero(ids == -1)
+        missing = (ids == -1).nonzero()[0]
         if len(missing):
             # keys not kept yet (the first cycle, a node whose devices' bits were dropped): computed
             # and kept, which sets their rows' numbers
@@ -704,7 +706,8 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
                 rest = members[k + 1:]
                 if len(rest):
                     if row_groups is None or len(row_groups) < len(table.live):  # (none yet, or the table grew)
-                        grown = np.full(len(table.live), -1, dtype=np.int32)
+                        grown = np.empty(len(table.live), dtype=np.int32)
+                        grown.fill(-1)  # (np.full's Python-level wrapper, per cycle)
                         if row_groups is not None:
                             grown[:len(row_groups)] = row_groups
                         row_groups = s.row_groups = grown
@@ -745,8 +748,8 @@ def _number_groups(ids: np.ndarray) -> list[np.ndarray]:
     same = ids == ids[0]
     if same.all():
         return [np.arange(n)]
-    groups = [np.flatnonzero(same)]
-    left = np.flatnonzero(~same)
+    groups = [same.nonzero()[0]]
+    left = (~same).nonzero()[0]
     while len(left) and len(groups) < _FEW_SHAPES:
         same = ids[left] == ids[left[0]]
         groups.append(left[same])

@@ -1012,40 +1012,51 @@ class NodeShapes:
             names = key_nodes.get(device)
             if not names:
                 continue
-            dropped = []
+            dropped = None  # (made only when a node goes: a list per device cost more than the rest)
             for name, at in names.items():
                 if node_keys.get(name) is None:  # (dropped: computed again, with its devices, when asked for)
-                    dropped.append(name)
-                    continue
-                if at is None:
+                    pass
+                elif at is None:
                     node_keys.pop(name, None)
                     self._set_row(name, None, -1)
-                    dropped.append(name)
-                    continue
-                node_flips = flips.get(name)
-                if node_flips is None:
-                    flips[name] = [(at, held)]
                 else:
-                    node_flips.append((at, held))
-            for name in dropped:
-                del names[name]
-            if not names:
-                del key_nodes[device]
+                    node_flips = flips.get(name)
+                    if node_flips is None:
+                        flips[name] = [(at, held)]
+                    else:
+                        node_flips.append((at, held))
+                    continue
+                if dropped is None:
+                    dropped = [name]
+                else:
+                    dropped.append(name)
+            if dropped is not None:
+                for name in dropped:
+                    del names[name]
+                if not names:
+                    del key_nodes[device]
         for name, node_flips in flips.items():
             key = node_keys.get(name)
             if key is None:  # (dropped by a later device of the batch)
                 continue
             parts = key[0]
-            new_parts = None
+            new_parts: list | None = None
+            # a part's bits flipped in a list, made a tuple again once (a claim's devices are
+            # mostly bits of one part: one new tuple instead of three per device)
             for (i, j), held in node_flips:
-                number, pool, bits = (parts if new_parts is None else new_parts)[i]
+                part = (parts if new_parts is None else new_parts)[i]
+                bits = part[2]
                 if bits[j] == held:
                     continue
                 if new_parts is None:
                     new_parts = list(parts)
-                new_parts[i] = (number, pool, bits[:j] + (held,) + bits[j + 1:])
+                if type(bits) is tuple:
+                    bits = list(bits)
+                    new_parts[i] = (part[0], part[1], bits)
+                bits[j] = held
             if new_parts is None:
                 continue
+            new_parts = [part if type(part[2]) is tuple else (part[0], part[1], tuple(part[2])) for part in new_parts]
             shape, shape_number = self._intern(tuple(new_parts))
             node_keys[name] = new_key = (shape, key[1])
             if self._table is not None:

@@ -437,3 +437,70 @@ def test_special_claim_plans_read_each_requests_object_once():
     s.binding_failed = {0}  # per state: the kept needs, this state's sufficiency
     answer["claim"] = one
     assert vectorized._special_plan(plugin, s).needs is first.needs and not vectorized._special_plan(plugin, s).sufficient
+
+
+def test_a_group_shares_another_node_s_kept_answer_as_searched_one_by_one(monkeypatch):
+    """Allocations kept in flight across cycles move nodes to other shapes, so a group's first
+    node in a later cycle gets the allocator's kept answer of a node searched in an earlier cycle
+    (a SameShapeAnswer naming that node and its pools); the group shares it as found there
+    (``_by_shape``). Every member Reserve may pick must get its own search's allocation (its pools,
+    its node selector), as the per-node Filter with shapes off finds it. Seeded clusters of a few
+    shapes; each pod asks what the first pod asked (the kept answers' key), with a constraint, so
+    the columns alone never decide."""
+    import copy
+
+    made = []
+
+    def recording(answer, first_node, first_pools):
+        made.append((type(answer) is vectorized.SameShapeAnswer, first_node))
+        return GroupAnswer(answer, first_node, first_pools)
+
+    from fastsched.dra.allocator import GroupAnswer
+    monkeypatch.setattr(vectorized, "GroupAnswer", recording)
+    shared_kept = compared = 0
+    for seed in range(25):
+        rng = random.Random(5200 + seed)
+        nodes, objects = shaped_cluster(rng, rng.randint(6, 20), rng.randint(1, 2))
+        store = ListeningStore(objects)
+        plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=store))
+        batch = build_snapshot(nodes).batch()
+        spec = random_claim(rng, "spec", nodes)
+        spec.pop("status", None)
+        spec["spec"]["devices"]["constraints"] = [{"matchAttribute": f"{DRIVER}/numa"}]
+        kept: list[tuple] = []
+        for k in range(10):
+            claim = copy.deepcopy(spec)
+            claim["metadata"].update(name=f"c{seed}-{k}", uid=f"c{seed}-{k}")
+            store.add_object(parse_resource_claim(claim))
+            pod = Pod.from_manifest({"metadata": {"name": f"p{k}", "namespace": "default", "uid": f"p{seed}-{k}"},
+                                     "spec": {"containers": [{"name": "c", "image": "x"}],
+                                              "resourceClaims": [{"name": "e0", "resourceClaimName": f"c{seed}-{k}"}]}},
+                                    validate=False)
+            state_a, state_b = CycleState(), CycleState()
+            _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
+            _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
+            assert _as_tuple(pre_a) == _as_tuple(pre_b)
+            if pre_a is not None:
+                continue
+            sa, sb = state_a.read("DynamicResources"), state_b.read("DynamicResources")
+            sb.allocator.shapes = None  # every node searched on its own
+            del made[:]
+            verdicts = plugin.filter_vectorized(state_a, pod, batch)
+            shared_kept += sum(kept_answer for kept_answer, _ in made)
+            got = [_as_tuple(verdicts.status(i)) for i in range(len(batch))]
+            want = [_as_tuple(s) for s in _statuses_per_node(plugin, state_b, pod, batch)]
+            assert got == want, (seed, k)
+            feasible = [batch[i].node().name for i, s in enumerate(want) if s is None]
+            for node in feasible:
+                assert plugin.reserve(state_a, pod, node) is None
+                assert [sa.allocations[j] for j in sa.to_allocate] == sb.node_allocations[node], (seed, k, node)
+                compared += 1
+                plugin.unreserve(state_a, pod, node)
+            if feasible:
+                # the first feasible node keeps this pod's devices in flight: the next cycle's
+                # group of its old shape starts at another node
+                if plugin.reserve(state_a, pod, feasible[0]) is None:
+                    kept.append((state_a, pod, feasible[0]))
+            if kept and rng.random() < 0.2:
+                plugin.unreserve(*kept.pop(rng.randrange(len(kept))))
+    assert shared_kept > 0 and compared > 0

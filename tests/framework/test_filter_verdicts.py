@@ -36,3 +36,48 @@ def test_verdicts_not_from_all_pass_are_not_taken_for_it():
     assert not passes_every_node(res)
     assert not passes_every_node(FilterVerdicts.from_mask(np.array([False, True]), vectorized.Code.UNSCHEDULABLE, "x"))
     assert not passes_every_node(FilterVerdicts.from_statuses([None, None]))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_from_statuses_at_the_given_positions_is_the_full_pass(seed):
+    """``from_statuses(statuses, at)`` (the positions that may hold a Status, ascending) against
+    the pass over every position: the same codes, reason ids and reasons in the same order. The
+    positions include None and Success entries, as a caller's decided nodes do."""
+    import random
+
+    from fastsched.framework.status import Code, Status
+
+    rng = random.Random(4400 + seed)
+    n = rng.randint(0, 60)
+    kinds = [Status(Code.UNSCHEDULABLE, "a"), Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "b"),
+             Status(Code.UNSCHEDULABLE, "a", "c"), Status(Code.ERROR, "boom"), Status(Code.SUCCESS)]
+    statuses = [rng.choice(kinds) if rng.random() < 0.3 else None for _ in range(n)]
+    at = [i for i in range(n) if statuses[i] is not None or rng.random() < 0.2]
+    full = FilterVerdicts.from_statuses(statuses)
+    given = FilterVerdicts.from_statuses(statuses, at)
+    assert given.codes.tolist() == full.codes.tolist()
+    assert given.reason_ids.tolist() == full.reason_ids.tolist()
+    assert given.reasons == full.reasons
+    assert given.codes.dtype == np.int8 and given.reason_ids.dtype == np.int32
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_from_mask_is_the_statuses_it_stands_for(seed):
+    """``from_mask`` against ``from_statuses`` of the same per-node statuses (one Status with the
+    code and reasons where the mask is set), for every failing code, over masks of any density,
+    strided ones included."""
+    import random
+
+    from fastsched.framework.status import Code, Status
+
+    rng = random.Random(4500 + seed)
+    n = rng.randint(0, 80)
+    code = rng.choice([Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.ERROR])
+    mask = np.array([rng.random() < rng.random() for _ in range(2 * n)], dtype=bool)[::2]
+    got = FilterVerdicts.from_mask(mask, code, "r1", "r2")
+    want = FilterVerdicts.from_statuses([Status(code, "r1", "r2") if m else None for m in mask.tolist()])
+    assert got.codes.dtype == np.int8 and got.reason_ids.dtype == np.int32
+    assert got.codes.tolist() == want.codes.tolist()
+    assert got.reason_ids.tolist() == want.reason_ids.tolist()
+    assert got.reasons == [("r1", "r2")]
+    assert [got.status(i) is None for i in range(len(mask))] == [not m for m in mask.tolist()]

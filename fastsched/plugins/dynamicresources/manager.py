@@ -103,8 +103,10 @@ class DRAManager:
         self._shared: dict[DeviceID, int] = {}
         #: device -> the sum of those results' consumedCapacity (``AggregatedCapacity``)
         self._capacity = ConsumedCapacityCollection()
-        #: called with (device, now_held) when a device becomes held or free (vectorized columns)
-        self.device_listeners: list[Callable[[DeviceID, bool], None]] = []
+        #: called with (devices, now_held) when devices become held or free (vectorized columns):
+        #: the devices one hold or free changed, in order, at once (a claim's allocation holds or
+        #: frees several)
+        self.device_listeners: list[Callable[[list[DeviceID], bool], None]] = []
         self.slice_version = 0
         self.class_version = 0
         #: the slices' shape signatures (the allocator's node-shape cache), dropped with each
@@ -252,11 +254,19 @@ class DRAManager:
         # of them in one new key (a claim's devices are mostly on one node), then each listener
         # hears them in order (a device's held state is its own count alone, so reading it after
         # the loop gives what each step gave)
-        self.node_shapes.devices_changed([(d, self._in_allocated(d)) for d in changed])
         now_held = delta > 0
+        # (each device's _in_allocated, known from the count: held now when it became held; a
+        # freed device only through a share with DRAConsumableCapacity off)
+        if now_held:
+            flags = [(d, True) for d in changed]
+        elif self.consumable_capacity:
+            flags = [(d, False) for d in changed]
+        else:
+            shared = self._shared
+            flags = [(d, d in shared) for d in changed]
+        self.node_shapes.devices_changed(flags)
         for listener in self.device_listeners:
-            for d in changed:
-                listener(d, now_held)
+            listener(changed, now_held)
 
     def _in_allocated(self, d: DeviceID) -> bool:
         """Whether :meth:`allocated_devices` (indexed) holds ``d`` now: the held bit the kept

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
-from ...dra.allocator import GroupAnswer, gather_pools, node_local
+from ...dra.allocator import GroupAnswer, SameShapeAnswer, gather_pools, node_local
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
@@ -99,28 +99,33 @@ class DeviceColumns:
         #: held or freed changes one entry instead of one per class (issue 27)
         self.rows_used = 0
         #: (matrix row, devices needed) -> (C,) bool ``free >= needed``, kept current by
-        #: ``_device_changed`` (the rows of the device's node): ``_enough`` reads it instead of a
+        #: ``_devices_changed`` (the rows of the device's node): ``_enough`` reads it instead of a
         #: compare over the table per pod; at most ``KEPT_ENOUGH`` of them
         self.enough_of: dict[tuple[int, int], np.ndarray] = {}
         #: matrix row -> the ``needed`` values of ``enough_of`` kept for it
         self.enough_needed: dict[int, list[int]] = {}
-        manager.device_listeners.append(self._device_changed)
+        manager.device_listeners.append(self._devices_changed)
 
     def close(self) -> None:
         try:
-            self.manager.device_listeners.remove(self._device_changed)
+            self.manager.device_listeners.remove(self._devices_changed)
         except ValueError:
             pass
 
-    def _device_changed(self, device_id: tuple, now_held: bool) -> None:
-        entry = self.entries_of.get(device_id)
-        if entry is not None:
-            delta = -1 if now_held else 1
+    def _devices_changed(self, device_ids: list[tuple], now_held: bool) -> None:
+        """The manager's listener: ``device_ids`` became held (``now_held``) or free, in order."""
+        entries_of = self.entries_of
+        delta = -1 if now_held else 1
+        matrix = self.matrix
+        enough_needed, enough_of = self.enough_needed, self.enough_of
+        for device_id in device_ids:
+            entry = entries_of.get(device_id)
+            if entry is None:
+                continue
             row = entry[2]
             if len(entry[0]) <= self.SCALAR_COLUMNS:
                 # a device counted by a few columns (a claim-template pod's class): one scalar
                 # add each, ~10x cheaper than numpy's indexed add for so few
-                matrix = self.matrix
                 for k in entry[0]:
                     matrix[k, row] += delta
             else:
@@ -128,9 +133,8 @@ class DeviceColumns:
                 if columns is None:
                     columns = entry[1] = np.array(entry[0], dtype=np.intp)
                 # (distinct matrix rows: each signature counts a device once)
-                self.matrix[columns, row] += delta
-            if self.enough_needed:
-                enough_needed, enough_of, matrix = self.enough_needed, self.enough_of, self.matrix
+                matrix[columns, row] += delta
+            if enough_needed:
                 for k in entry[0]:
                     for needed in enough_needed.get(k, ()):
                         enough_of[(k, needed)][row] = matrix[k, row] >= needed
@@ -357,7 +361,9 @@ def filter_batch(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.N
         if ok.all():
             return FilterVerdicts.all_pass(n)
         return FilterVerdicts.from_mask(~ok, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
-    return _per_node(plugin, s, pod, nodes, np.flatnonzero(ok), rejected=~ok)
+    # (``nonzero()[0]`` of a 1-d mask: np.flatnonzero's result, without its Python-level
+    # ravel and dispatch, ~2% of a match_empty cycle in samples)
+    return _per_node(plugin, s, pod, nodes, ok.nonzero()[0], rejected=~ok)
 
 
 def _enough(plan: Any, cols: Any, table: Any) -> np.ndarray | None:
@@ -441,7 +447,7 @@ def _extended_columns(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: 
         held = np.zeros(len(rows), dtype=bool)
     rejected = ~held & ~ok
     per_node = held if plan.sufficient else held | ok
-    return _per_node(plugin, s, pod, nodes, np.flatnonzero(per_node), rejected=rejected)
+    return _per_node(plugin, s, pod, nodes, per_node.nonzero()[0], rejected=rejected)
 
 
 class _NoneOffered:
@@ -534,8 +540,10 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
               rejected: np.ndarray | None = None) -> FilterVerdicts:
     n = len(nodes)
     statuses: list[Status | None] = [None] * n
+    rejected_at: list[int] = []
     if rejected is not None:
-        for i in np.flatnonzero(rejected).tolist():
+        rejected_at = rejected.nonzero()[0].tolist()
+        for i in rejected_at:
             statuses[i] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, CANNOT_ALLOCATE_ALL_CLAIMS)
     table_nodes = nodes.table.nodes
     rows = nodes.rows
@@ -559,7 +567,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     extended_index = s.extended_index
     manager = plugin.manager
     if extended_index is None and allocator.shape_key == manager.shape_key and len(positions):
-        grouped = _by_shape(plugin, s, pod, nodes, positions, statuses)
+        grouped = _by_shape(plugin, s, pod, nodes, positions, statuses, rejected_at)
         if grouped is not None:
             return grouped
     filter_extended = plugin._filter_extended_resources
@@ -632,7 +640,7 @@ def _per_node(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
 
 
 def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.NodeBatch, positions: np.ndarray,
-              statuses: list[Status | None]) -> FilterVerdicts | None:
+              statuses: list[Status | None], rejected_at: list[int]) -> FilterVerdicts | None:
     """:func:`_per_node`'s sharing by shape for a pod without the special claim, over the kept
     shape numbers of the table's rows (``DRAManager.shape_columns``: no per-node key, name or
     Node object for a node whose key is kept): the nodes grouped by shape number, then per group
@@ -641,7 +649,10 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     the rest of the group given it by row (``_StateData.row_groups``: the answer and the node's
     pools are looked up for the one node Reserve picks). Filter's calls are per node and hold
     nothing, so deciding the groups one after the other instead of in node order gives the same
-    verdicts and answers. None when some node has no shape (the per-node loop decides then)."""
+    verdicts and answers. None when some node has no shape (the per-node loop decides then).
+    ``rejected_at``: the positions ``statuses`` already holds a Status at (the columns'
+    rejections, none of them in ``positions``); the verdicts are read at those and at the
+    positions decided here only, not over every node of the batch."""
     table = nodes.table
     if s.row_groups is not None and s.group_table is not table:
         return None  # (another table's rows: the per-node loop)
@@ -651,7 +662,7 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     ids = numbers[at_rows]
     table_nodes = table.nodes
     if len(ids) and ids.min() < 0:
-        missing = np.flatnonzero(ids == -1)
+        missing = (ids == -1).nonzero()[0]
         if len(missing):
             # keys not kept yet (the first cycle, a node whose devices' bits were dropped): computed
             # and kept, which sets their rows' numbers
@@ -668,36 +679,57 @@ def _by_shape(plugin: DynamicResources, s: _StateData, pod: Pod, nodes: fwk.Node
     # now loses its older one (the latest Filter's answer is the node's, as per node; the rest
     # of a group never had a Filter call of its own in this call)
     earlier = bool(s.node_allocations)
+    #: the positions given a Status here (or that may hold one): from_statuses reads only these
+    decided: list[int] = []
     for members in _number_groups(ids):
         for k in range(len(members)):
             m = int(members[k])
             row = int(at_rows[m])
             node: Any = table_nodes[row]
-            status = statuses[int(positions[m])] = filter_node(s, pod, node)
+            at = int(positions[m])
+            status = statuses[at] = filter_node(s, pod, node)
+            decided.append(at)
             if status is None:
-                answer = s.allocation_at(node.name)
-                if answer is None or not all(node_local(a, node.name) for a in answer):
-                    continue
+                answer: Any = s.node_allocations.get(node.name)
+                if type(answer) is SameShapeAnswer and answer.node_name == node.name:
+                    # a kept answer of another node of this shape (the allocator's memo): the
+                    # group shares it as found there, each member's own made by GroupAnswer.at
+                    # from those pools as from this node's (one rename, not this node's copy of
+                    # every result first); its relocated form names the node alone, so it is
+                    # node-local here
+                    group_answer = GroupAnswer(answer, answer.first_node, answer.first_pools)
+                else:
+                    answer = s.allocation_at(node.name)
+                    if answer is None or not all(node_local(a, node.name) for a in answer):
+                        continue
+                    group_answer = GroupAnswer(answer, node.name, pools[row])
                 rest = members[k + 1:]
                 if len(rest):
                     if row_groups is None or len(row_groups) < len(table.live):  # (none yet, or the table grew)
-                        grown = np.full(len(table.live), -1, dtype=np.int32)
+                        grown = np.empty(len(table.live), dtype=np.int32)
+                        grown.fill(-1)  # (np.full's Python-level wrapper, per cycle)
                         if row_groups is not None:
                             grown[:len(row_groups)] = row_groups
                         row_groups = s.row_groups = grown
                         s.group_table = table
                     row_groups[at_rows[rest]] = len(s.group_answers)
-                    s.group_answers.append((GroupAnswer(answer, node.name, pools[row]), pools))
+                    s.group_answers.append((group_answer, pools))
                     if earlier:
                         pop = s.node_allocations.pop
                         for name in table.node_names[at_rows[rest]].tolist():
                             pop(name, None)
                 break
             if status.code() == Code.UNSCHEDULABLE_AND_UNRESOLVABLE and status.reasons() == [CANNOT_ALLOCATE_ALL_CLAIMS]:
-                for i in positions[members[k + 1:]].tolist():
+                shared = positions[members[k + 1:]].tolist()
+                for i in shared:
                     statuses[i] = status
+                decided += shared
                 break
-    return FilterVerdicts.from_statuses(statuses)
+    if rejected_at:
+        decided += rejected_at
+    # (ascending, as from_statuses' pass would visit them: the reasons' order is the same)
+    decided.sort()
+    return FilterVerdicts.from_statuses(statuses, decided)
 
 
 #: beyond this many shapes in one batch, :func:`_number_groups` groups the rest with one sort
@@ -716,8 +748,8 @@ def _number_groups(ids: np.ndarray) -> list[np.ndarray]:
     same = ids == ids[0]
     if same.all():
         return [np.arange(n)]
-    groups = [np.flatnonzero(same)]
-    left = np.flatnonzero(~same)
+    groups = [same.nonzero()[0]]
+    left = (~same).nonzero()[0]
     while len(left) and len(groups) < _FEW_SHAPES:
         same = ids[left] == ids[left[0]]
         groups.append(left[same])

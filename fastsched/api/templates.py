@@ -267,12 +267,11 @@ class PodTemplates:
         # a hostname the validation refuses (ValidateDNS1123Label) takes the full path, for its message
         if key[5] and (hostname := spec["hostname"]) and dns1123_label_errors(hostname):
             return None
-        # the volumes, whose validation reads per-pod fields (the token volume's name, the claims'
-        # names, and the pod's name for its ephemeral volumes' claims): validated per pod as the
-        # full path validates them; refused, the full path gives the message
-        if (key[3] is not None or key[4] is not None or (name and _has_ephemeral(template.volumes))) \
-                and validate_volumes(spec["volumes"], name, _VOLUMES_PATH):
+        # the volumes, whose validation reads per-pod fields: refused, the full path gives the message
+        if (key[3] is not None or key[4] is not None) and not _per_pod_volume_fields_valid(spec["volumes"], key):
             return None
+        if name and _has_ephemeral(template.volumes) and validate_volumes(spec["volumes"], name, _VOLUMES_PATH):
+            return None  # (the claims it creates are named after the pod: all validated, per pod)
         status = document.get("status")
         labels_per_pod = key[2]
         if not _per_pod_fields_clean(meta, status, labels_per_pod):
@@ -353,6 +352,30 @@ def _reads_labels(value: Any) -> bool:
                 return True
         return False
     return not isinstance(value, _SCALARS)
+
+
+def _per_pod_volume_fields_valid(volumes: list, key: tuple) -> bool:
+    """Whether ``validate_volumes`` takes the per-pod fields of a stamped pod's volumes (``key``'s
+    places: the token volume's name, the claims' names) as the template's pod had them accepted:
+    what it checks of them, by its own checks (the rest of a volume is the template's). A token
+    volume's name is not empty (it has the prefix) and no other volume of the key has it (the key
+    lists every volume so named), so only its DNS-label check reads it, unless the volume's source
+    reads the name (iscsi's length rule, an ephemeral volume's claim): then all the volumes are
+    validated. A claim's name (a string) is checked only for being set (and against the claims of
+    ephemeral volumes, validated whole by the caller)."""
+    token_at, claims_at = key[3], key[4]
+    if token_at is not None:
+        for i in token_at[0]:
+            volume = volumes[i]
+            if dns1123_label_errors(volume["name"]):
+                return False
+            if "iscsi" in volume or "ephemeral" in volume:
+                return not validate_volumes(volumes, "", _VOLUMES_PATH)
+    if claims_at is not None:
+        for i in claims_at:
+            if not volumes[i]["persistentVolumeClaim"]["claimName"]:
+                return False
+    return True
 
 
 def _has_ephemeral(volumes: tuple[Mapping[str, Any], ...]) -> bool:

@@ -629,19 +629,24 @@ def _eph_pod(name: str) -> dict:
     return doc
 
 
-@pytest.mark.parametrize("change, message", [
+@pytest.mark.parametrize("change, message, ephemeral", [
     (lambda d: d["spec"]["volumes"][1]["persistentVolumeClaim"].update(claimName=""),
-     "spec.volumes[1].persistentVolumeClaim.claimName: Required value"),
-    (lambda d: d["spec"].update(hostname="Db_1"), 'spec.hostname: Invalid value: "Db_1": a lowercase RFC 1123 label'),
+     "spec.volumes[1].persistentVolumeClaim.claimName: Required value", False),
+    (lambda d: d["spec"]["volumes"][1]["persistentVolumeClaim"].update(claimName=""),
+     "spec.volumes[1].persistentVolumeClaim.claimName: Required value", True),
+    (lambda d: d["spec"].update(hostname="Db_1"), 'spec.hostname: Invalid value: "Db_1": a lowercase RFC 1123 label',
+     False),
     (lambda d: d["spec"]["volumes"][1]["persistentVolumeClaim"].update(claimName="db-1-scratch"),
      'spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "db-1-scratch": must not reference a PVC '
-     "that gets created for an ephemeral volume"),
-], ids=["claim-name-empty", "hostname", "claim-of-an-ephemeral-volume"])
-def test_a_refused_volume_or_hostname_of_a_stamped_pod_gets_the_full_paths_message(change, message, monkeypatch):
+     "that gets created for an ephemeral volume", True),
+], ids=["claim-name-empty", "claim-name-empty-with-ephemeral", "hostname", "claim-of-an-ephemeral-volume"])
+def test_a_refused_volume_or_hostname_of_a_stamped_pod_gets_the_full_paths_message(change, message, ephemeral,
+                                                                                   monkeypatch):
     """The per-pod fields validation reads (a claim's name, the hostname) refused in the second pod
-    of a template: that pod takes the full path, whose error names the field."""
+    of a template (with an ephemeral volume or not: then all its volumes are validated per pod):
+    that pod takes the full path, whose error names the field."""
     docs = [sts_pod(0), sts_pod(1)]
-    for d in docs:
+    for d in docs if ephemeral else ():
         d["spec"]["volumes"].append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}})
     change(docs[1])
     stamped = _stamps(monkeypatch)

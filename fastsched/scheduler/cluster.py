@@ -539,9 +539,11 @@ class Cluster:
         are those of a pod validated before (the same objects) can only fail validation on its name
         or node name, so only those are checked (and any failure is reported by the full
         validation, with the API server's messages)."""
-        # (claims from templates are validated with the pod's name: such pods take the full path,
-        # as do pods that PrepareForCreate changes: the shortcut below marks the pod as it is)
+        # (claims from templates, and generic ephemeral volumes' claims, are validated with the
+        # pod's name: such pods take the full path, as do pods that PrepareForCreate changes: the
+        # shortcut below marks the pod as it is)
         if (pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest or pod.resource_claims
+                or (pod.volumes and any(v.get("ephemeral") is not None for v in pod.volumes))
                 or prepare_for_create(pod, self.api_gates) is not pod):
             if isinstance(pod, Pod) and pod.admitted and pod.name and (
                     pod.decoded_under is None or pod.decoded_under[0] == self.api_gate_overrides):

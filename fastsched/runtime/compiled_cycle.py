@@ -1219,8 +1219,8 @@ class CompiledCycle:
                 and last[5] == table.node_version and last[6] == width):
             # the same cycle asking again (diagnose after the walk found no node), nothing
             # nominated or bound since (the version), the same nodes: the same rows (the index's
-            # check and selection, a NominatedUsage and the memo's test cost a preemptor's
-            # failing cycle about 1% each time: issue 29)
+            # check and selection, a NominatedUsage and the memo's test, asked again, were 0.7%
+            # of a PreemptionBasic preemptor's instructions: issue 29)
             return last[7]
         # (``state``: the cycle's, so that the plugin-call path's Filter and PostFilter of this cycle
         # find the index checked against the nominator's version only; see NominationIndex.get)

@@ -561,14 +561,31 @@ class FitError(FastschedError):
         return counts
 
     def __str__(self) -> str:
-        msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
         d = self.diagnosis
-        if d.pre_filter_msg:
-            msg += f" {d.pre_filter_msg}."
-        else:
-            parts = sorted(f"{v} {k}" for k, v in self.reason_histogram().items())
-            if parts:
-                msg += f" {', '.join(parts)}."
+        # the text up to the PostFilter message follows from the node count, the PreFilter
+        # message and the histogram alone: built once per distinct one (every preemptor of a wave
+        # fails alike, only its PostFilter message names its own node; the formatting and sort of
+        # the histogram's parts were a part of each failure's handling: issue 29)
+        hist = None if d.pre_filter_msg else tuple(self.reason_histogram().items())
+        key = (self.num_all_nodes, d.pre_filter_msg, hist)
+        msg = _FIT_TEXTS.get(key)
+        if msg is None:
+            msg = NO_NODE_AVAILABLE_MSG.format(self.num_all_nodes) + ":"
+            if d.pre_filter_msg:
+                msg += f" {d.pre_filter_msg}."
+            else:
+                parts = sorted(f"{v} {k}" for k, v in hist)  # type: ignore[union-attr]
+                if parts:
+                    msg += f" {', '.join(parts)}."
+            if len(_FIT_TEXTS) >= _FIT_TEXTS_MAX:
+                _FIT_TEXTS.clear()  # (a bound: many distinct diagnoses only rebuild their texts)
+            _FIT_TEXTS[key] = msg
         if d.post_filter_msg:
             msg += f" {d.post_filter_msg}"
         return msg
+
+
+#: FitError texts before the PostFilter message, by (node count, PreFilter message, histogram
+#: items or None)
+_FIT_TEXTS: dict[tuple, str] = {}
+_FIT_TEXTS_MAX = 1024

@@ -1,7 +1,6 @@
 """The combined Filter verdicts of a profile over many nodes (the batch form of RunFilterPlugins)."""
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Callable
 
 import numpy as np
@@ -207,9 +206,12 @@ class FilterResults:
             return -1
         return int(hits[0]) if positions is None else int(positions[hits[0]])
 
-    def reason_counts(self, positions: np.ndarray | None = None) -> Counter:
-        """How many of the (selected) failing nodes carry each reason string (FitError histogram)."""
-        counts: Counter = Counter()
+    def reason_counts(self, positions: np.ndarray | None = None) -> dict[str, int]:
+        """How many of the (selected) failing nodes carry each reason string (FitError histogram),
+        as a plain dict (a Counter's construction and its ``__missing__`` per new reason, both in
+        Python, cost about what the rest of a preemptor's FitError message costs: issue 29)."""
+        counts: dict[str, int] = {}
+        get = counts.get
         if self.reason_ids.dtype == np.int32 and (positions is None or (type(positions) is np.ndarray
                                                                         and positions.dtype == np.int64)):
             # the gather, the bincount and the nonzero ids in one pass (None: a position or an id
@@ -219,7 +221,7 @@ class FilterResults:
                 reasons = self.reasons
                 for k, c in pairs:
                     for reason in reasons[k]:
-                        counts[reason] += c
+                        counts[reason] = get(reason, 0) + c
                 return counts
         rids = self.reason_ids if positions is None else self.reason_ids[positions]
         rids = rids[rids >= 0]
@@ -229,7 +231,7 @@ class FilterResults:
             for k in np.flatnonzero(per_id).tolist():
                 c = int(per_id[k])
                 for reason in self.reasons[k]:
-                    counts[reason] += c
+                    counts[reason] = get(reason, 0) + c
         return counts
 
     def rejecting_plugins(self, positions: np.ndarray | None, pending_code: int) -> tuple[set[str], set[str]]:
@@ -298,9 +300,10 @@ class ArrayNodeToStatus(NodeToStatus):
         return self._absent
 
     def len(self) -> int:
-        idx = self._idx() if self._map else None
-        extra = sum(1 for n in self._map if idx is None or n not in idx)
-        return len(self._pos) + extra
+        if not self._map:  # (the FitError message asks at every failing attempt: no generator)
+            return len(self._pos)
+        idx = self._idx()
+        return len(self._pos) + sum(1 for n in self._map if n not in idx)
 
     __len__ = len
 
@@ -312,17 +315,15 @@ class ArrayNodeToStatus(NodeToStatus):
                 yield name, self._res.status(p)
         yield from self._map.items()
 
-    def reason_histogram(self) -> Counter:
+    def reason_histogram(self) -> dict[str, int]:
         """reason -> count over the explicit entries, computed on the arrays."""
         if not self._map:
             return self._res.reason_counts(self._pos)
-        idx = self._idx()
         keep = np.array([p for p in self._pos.tolist() if self._names[p] not in self._map], dtype=np.int64)
         counts = self._res.reason_counts(keep)
         for s in self._map.values():
             for r in s.reasons():
-                counts[r] += 1
-        del idx
+                counts[r] = counts.get(r, 0) + 1
         return counts
 
     def for_each_explicit_node(self, fn) -> None:

@@ -277,7 +277,13 @@ class NominationIndex:
             if (version is not None and built is not None and built[0] is nominator and built[2] is table
                     and built[3] == table.node_version and built[4] == width):
                 if built[1] == version:
-                    self._remember_cycle(state, nominator, table, mapping, width)
+                    cycle = self._cycle
+                    if not (state is not None and cycle is not None and cycle[0][-1] is state
+                            and cycle[1] is nominator and cycle[2] is table and cycle[4] == width
+                            and cycle[3] == ("version", version)):
+                        # (a cycle asks several times, the walk, diagnose, the dry run: the state
+                        # remembered last at this version needs no second stamp)
+                        self._remember_cycle(state, nominator, table, mapping, width)
                     return self.arrays
                 arrays = self._follow(nominator, mapping, table, width, built[1])
                 if arrays is not None:

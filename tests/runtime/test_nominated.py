@@ -155,6 +155,7 @@ def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
         return got
 
     index._follow = follow
+    states, pick = [CycleState(), CycleState(), None], random.Random(seed + 100)  # (rng draws as before)
     for step in range(80):
         for _ in range(rng.choice((1, 1, 2, 3))):
             op = rng.random()
@@ -185,6 +186,9 @@ def test_the_nomination_index_kept_across_cycles_equals_a_fresh_one(seed):
         want = nominated.NominationIndex().get(fw, table, width)
         assert _arrays_as_lists(got) == _arrays_as_lists(want), step
         assert _arrays_as_lists(again) == _arrays_as_lists(want), step
+        # a cycle's states asking (the walk, diagnose, the dry run), some twice in a row
+        for state in [pick.choice(states) for _ in range(3)]:
+            assert _arrays_as_lists(index.get(fw, table, width, state)) == _arrays_as_lists(want), step
     assert followed > 10  # the journal's path was taken
 
 

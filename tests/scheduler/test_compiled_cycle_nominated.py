@@ -265,3 +265,43 @@ def test_first_rows_is_first_appearance_order():
         assert index.dtype == np.intp and index.tolist() == want
         assert index is not arr and arr.tolist() == rows  # the caller's array neither shared nor changed
     assert min(kinds.values()) > 500, kinds
+
+
+def test_rows_asked_again_in_a_cycle_are_the_index_answer():
+    """The cycle's state asking again (diagnose after the walk) gets the same rows without the
+    index; a nomination added or withdrawn between two asks with the same state, another pod
+    asking with it, or another state, are answered anew: always the rows the index gives.
+    (Fails when the repeat's shortcut ignores the nominator's version or the pod.)"""
+    from fastsched.framework.cycle_state import CycleState
+    from fastsched.runtime.nominated import NominatedUsage, table_state
+
+    s = Scheduler(load_config(V1), seed=1)
+    s.add_nodes([make_node(f"n{i}", cpu="4", memory="8Gi") for i in range(6)])
+    nominator = Nominator()
+    (fw,) = s.profiles.values()
+    fw.set_pod_nominator(nominator)
+    engine = _engine(s)
+    table = s.cache.update_snapshot().table
+    low = make_pod("low", uid="uid-low", cpu="1", priority=10)
+    high = make_pod("high", uid="uid-high", cpu="1", priority=30)
+
+    def indexed(pod) -> list:
+        rows = NominatedUsage(fw, table_state(table).nominations, pod, table, len(table.resource_names)).counted()[0]
+        return list(dict.fromkeys(rows.tolist()))
+
+    rng = random.Random(5)
+    preemptors = [make_pod(f"pre{i}", uid=f"uid-pre{i}", cpu="1", priority=20) for i in range(5)]
+    states = [CycleState(), CycleState()]
+    for _ in range(60):
+        if rng.random() < 0.5:
+            pod = rng.choice(preemptors)
+            if rng.random() < 0.3:
+                nominator.delete_nominated_pod_if_exists(pod)
+            else:
+                nominator.delete_nominated_pod_if_exists(pod)
+                nominator.add_nominated_pod(PodInfo(pod.replace(nominated_node_name=f"n{rng.randrange(6)}")))
+        pod = rng.choice((low, low, high))
+        state = rng.choice(states)
+        for _ in range(2):  # asked twice, as the walk and diagnose ask
+            got = engine._nominated_rows(pod, table, state)
+            assert list(got) == indexed(pod)

@@ -32,9 +32,10 @@ from ._meta import object_meta
 from .labels import LabelSelector, NodeSelector
 from .objects import KubeObject
 from .quantity import Quantity, parse_quantity
-from .validation import node_selector_errors, validate_label_selector, validate_object_meta
+from .validation import _rfc3339, node_selector_errors, validate_label_selector, validate_object_meta
 
 __all__ = [
+    "with_creation_timestamp",
     "PersistentVolume", "PersistentVolumeClaim", "StorageClass", "CSINode", "CSINodeDriver", "CSIDriver",
     "CSIStorageCapacity", "ClaimRef", "parse_persistent_volume", "parse_persistent_volume_claim",
     "parse_storage_class", "parse_csi_node", "parse_csi_driver", "parse_csi_storage_capacity",
@@ -628,6 +629,25 @@ def _with_manifest(obj: KubeObject, mutate: Callable[[dict], None], **changes: A
         manifest = copied
     new = obj.replace(manifest=manifest, **changes)
     new.admitted = True
+    return new
+
+
+def with_creation_timestamp(obj: KubeObject, timestamp: float | None) -> Any:
+    """``obj`` with ``metadata.creationTimestamp`` set to ``timestamp`` (seconds; None: unset), in
+    its manifest too (RFC 3339, whole seconds, as the API server writes it), still admitted. The
+    manifest is copied down to its metadata only (the rest is shared, as a replace shares it)."""
+    manifest = obj.manifest
+    if manifest:
+        meta = dict(manifest.get("metadata") or {})
+        text = _rfc3339(timestamp)
+        if text is None:
+            meta.pop("creationTimestamp", None)
+        else:
+            meta["creationTimestamp"] = text
+        manifest = {**manifest, "metadata": meta}
+    new = obj.replace(manifest=manifest, creation_timestamp=timestamp)
+    new.admitted = obj.admitted
+    new.decoded_under = obj.decoded_under  # (only the creation time changed: decoded as before)
     return new
 
 

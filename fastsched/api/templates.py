@@ -24,7 +24,8 @@ proof: two manifests with different shared parts never share bytes). A later man
 own per-pod fields: the decoder would build the same shared fields from the same values, and
 validation depends on the per-pod fields only through the name and node name (the API server does
 not validate a pod's status on create, and fastsched keeps none of resourceVersion, managedFields
-and generation), which are checked here by the validation's own check (``dns1123_subdomain_errors``).
+and generation), which are checked here by the validation's own check (``dns1123_subdomain_errors``),
+and through the per-pod spec fields below (the hostname, the volumes).
 The per-pod fields are checked per pod as the full path checks them: the schema decoder on those
 fields alone (a field the schema does not know there, a case-folded name or a value of another
 type sends the pod to the full path, for its warning or its error), and the status read by the
@@ -47,10 +48,14 @@ admission finds or adds) is a per-pod field wherever it is a volume's or a mount
 ``containers``, ``initContainers``, ``ephemeralContainers``): the shared part has a placeholder
 there, and the key lists those places, so that two manifests of one key differ only in that name
 (a name equal to it anywhere else is compared as it is). The decoder keeps volumes and mounts as
-the manifest's own entries and validation reads neither (``validation``'s list of fields not
-validated), so a stamped pod takes its own ``spec.volumes`` entries and, in the containers with
-such a mount, its own mounts (with ``bindMountOptions`` dropped as the decoder drops them), each
-such container a copy of its template's with those mounts.
+the manifest's own entries and validation reads no mount, so a stamped pod takes its own
+``spec.volumes`` entries and, in the containers with such a mount, its own mounts (with
+``bindMountOptions`` dropped as the decoder drops them), each such container a copy of its
+template's with those mounts. Validation does read the volumes (``ValidateVolumes``: a volume's
+name, a claim's name, and the pod's name in the claims of its ephemeral volumes), so a pod with a
+per-pod volume field or an ephemeral volume has its ``spec.volumes`` validated per pod, with the
+validation's own :func:`~fastsched.api.validation.validate_volumes`; refused, the full path gives
+the message.
 
 Labels are per pod too (a StatefulSet's pods each have their own ``statefulset.kubernetes.io/pod-name``),
 type-checked by the schema decoder and validated (``validate_labels``, the full path for the
@@ -68,11 +73,11 @@ no plugin reads a pod's annotations (an extender gets them per pod, and the comp
 used with extenders). ``generateName`` (``<job>-<index>-``): a string, validated per pod as
 validation checks it (a pod with neither a name nor a generateName takes the full path).
 ``spec.hostname`` (the pod's name; ``<job>-<index>``): a string, kept by fastsched only in the
-manifest (validation does not check it, no plugin reads it); a hostname upstream's
-``ValidateDNS1123Label`` refuses takes the full path anyway. The ``persistentVolumeClaim.claimName``
+manifest (no plugin reads it), validated per pod as validation checks it (``ValidateDNS1123Label``),
+the full path when refused. The ``persistentVolumeClaim.claimName``
 of every volume where it is a string (``<claim template>-<pod name>``): a placeholder in the shared
 part and its volumes' indexes in the key, as the token's name; the stamped pod takes its own
-``spec.volumes`` entries (the decoder keeps them as they are, validation reads none of them). The
+``spec.volumes`` entries (the decoder keeps them as they are), validated per pod as above. The
 volume plugins read the claims, each cycle (CYCLE forms: a plan shared by pods differing in their
 claims serves each with its own, see ``compiled_cycle._shared_key``).
 
@@ -95,7 +100,7 @@ from .errors import ManifestError
 from .objects import Container, Pod, _field_copier, _read_only
 from .schema import decode as schema_decode
 from .util_validation import dns1123_label_errors, dns1123_subdomain_errors
-from .validation import name_is_dns_subdomain, validate_annotations, validate_labels
+from .validation import name_is_dns_subdomain, validate_annotations, validate_labels, validate_volumes
 
 __all__ = ["MAX_TEMPLATES", "PodTemplates", "RECENT_SHARED"]
 
@@ -130,6 +135,7 @@ _LABEL_KEY_FIELDS = frozenset({"matchlabelkeys", "mismatchlabelkeys"})
 #: the scalar types of a manifest (the rest hold more values)
 _SCALARS = (str, int, float, bool, type(None))
 _METADATA_PATH = FieldPath("metadata")
+_VOLUMES_PATH = "spec.volumes"
 _LABELS_PATH = _METADATA_PATH.child("labels")
 #: the status fields of a pod that has none (``status`` absent): what the decoder reads from ``{}``
 _NO_STATUS = pod_status_fields({})
@@ -258,11 +264,14 @@ class PodTemplates:
                 return None
         if not name and not generate_name:
             return None  # "name or generateName is required": the full path's message
-        # (fastsched does not validate spec.hostname, as it keeps it only in the manifest; a
-        # hostname upstream's ValidateDNS1123Label refuses takes the full path all the same, so
-        # a stamped pod never has one the full path might come to refuse)
+        # a hostname the validation refuses (ValidateDNS1123Label) takes the full path, for its message
         if key[5] and (hostname := spec["hostname"]) and dns1123_label_errors(hostname):
             return None
+        # the volumes, whose validation reads per-pod fields: refused, the full path gives the message
+        if (key[3] is not None or key[4] is not None) and not _per_pod_volume_fields_valid(spec["volumes"], key):
+            return None
+        if name and _has_ephemeral(template.volumes) and validate_volumes(spec["volumes"], name, _VOLUMES_PATH):
+            return None  # (the claims it creates are named after the pod: all validated, per pod)
         status = document.get("status")
         labels_per_pod = key[2]
         if not _per_pod_fields_clean(meta, status, labels_per_pod):
@@ -345,6 +354,36 @@ def _reads_labels(value: Any) -> bool:
     return not isinstance(value, _SCALARS)
 
 
+def _per_pod_volume_fields_valid(volumes: list, key: tuple) -> bool:
+    """Whether ``validate_volumes`` takes the per-pod fields of a stamped pod's volumes (``key``'s
+    places: the token volume's name, the claims' names) as the template's pod had them accepted:
+    what it checks of them, by its own checks (the rest of a volume is the template's). A token
+    volume's name is not empty (it has the prefix) and no other volume of the key has it (the key
+    lists every volume so named), so only its DNS-label check reads it, unless the volume's source
+    reads the name (iscsi's length rule, an ephemeral volume's claim): then all the volumes are
+    validated. A claim's name (a string) is checked only for being set (and against the claims of
+    ephemeral volumes, validated whole by the caller)."""
+    token_at, claims_at = key[3], key[4]
+    if token_at is not None:
+        for i in token_at[0]:
+            volume = volumes[i]
+            if dns1123_label_errors(volume["name"]):
+                return False
+            if "iscsi" in volume or "ephemeral" in volume:
+                return not validate_volumes(volumes, "", _VOLUMES_PATH)
+    if claims_at is not None:
+        for i in claims_at:
+            if not volumes[i]["persistentVolumeClaim"]["claimName"]:
+                return False
+    return True
+
+
+def _has_ephemeral(volumes: tuple[Mapping[str, Any], ...]) -> bool:
+    """Whether a template's volumes (a Pod's ``volumes``, the manifest's entries) have a generic
+    ephemeral volume, whose claim's name (and so its validation) depends on the pod's name."""
+    return any(v.get("ephemeral") is not None for v in volumes)
+
+
 def _token_volume_name(spec: Mapping[str, Any]) -> str | None:
     """The name of the ServiceAccount token volume of a manifest's ``spec``: the first volume whose
     name has the admission plugin's prefix, as ``mountServiceAccountToken`` finds it; None without."""
@@ -363,8 +402,8 @@ def _without_claim_names(spec: dict, volumes: list) -> tuple[dict, tuple[int, ..
     """``spec`` with ``_CLAIM_PLACEHOLDER`` for the ``persistentVolumeClaim.claimName`` of each
     volume where it is a string (copies along those paths), and those volumes' indexes (None
     without). A StatefulSet's pods each mount the claims ``<template>-<pod name>``; the decoder
-    keeps volumes as the manifest's entries and validation reads none of them (``validation``'s
-    list of fields not validated), so a claim's name is a per-pod field like the token's."""
+    keeps volumes as the manifest's entries, so a claim's name is a per-pod field like the token's
+    (validated per pod: ``stamp``)."""
     at = None
     for i, volume in enumerate(volumes):
         if type(volume) is dict and type(claim := volume.get("persistentVolumeClaim")) is dict \

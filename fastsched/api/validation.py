@@ -35,15 +35,18 @@ keep them; a field listed here is accepted whatever it holds):
 * pod annotations with pod-specific meaning (mirror pod, ``pod-deletion-cost``, seccomp/AppArmor
   and toleration annotations) and node annotations with node-specific meaning (taints,
   preferAvoidPods);
-* ``spec.volumes`` (kept raw; upstream's volume-source validation is large and the scheduler only
-  looks for PVC/ephemeral entries); ``spec.resourceClaims`` and container ``resources.claims`` are
+* in ``spec.volumes`` (kept raw; ``ValidateVolumes`` checks the names, one source a volume and the
+  claims of ephemeral volumes), the fields of the sources the scheduler does not read (``emptyDir``,
+  ``hostPath``, ``secret``, ``configMap``, ``projected``, ``nfs``, ... : counted, their fields not
+  checked); a generic ephemeral volume's ``volumeClaimTemplate`` is validated where its claim is
+  created (the Cluster); ``spec.resourceClaims`` and container ``resources.claims`` are
   validated in :mod:`.resource`;
 * container ``command``/``args``/``env``/``envFrom``/``volumeMounts``/``volumeDevices``/probes/
   ``lifecycle``/``securityContext``/``resizePolicy``/``terminationMessagePolicy``/
   ``imagePullPolicy``, ephemeral containers (not kept);
 * pod ``terminationGracePeriodSeconds``, ``restartPolicy``, ``dnsPolicy``, ``dnsConfig``,
   ``securityContext``, ``imagePullSecrets``, ``readinessGates``, ``serviceAccountName``,
-  ``activeDeadlineSeconds``, ``hostname``, ``subdomain``, ``hostAliases``,
+  ``activeDeadlineSeconds``, ``hostAliases``,
   ``os`` and the Windows/host-process rules (not kept, or defaulted by the API server);
 * the whole pod and node ``status`` (upstream does not validate status on create either);
 * node ``spec.podCIDRs``, ``configSource``; PDB ``unhealthyPodEvictionPolicy``.
@@ -66,7 +69,7 @@ from typing import Any, NamedTuple
 
 from ..errors import NotFoundError
 from ..util.field import ErrorType, FieldError, FieldPath, GoStruct, Rendered, go_json, go_quote
-from ._manifest import get_field
+from ._manifest import _snake_case, get_field
 from .errors import ManifestError
 from .labels import LabelSelector, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from .util_validation import (
@@ -1410,6 +1413,245 @@ def _overhead_errors(pod: Pod, raw_spec: Mapping[str, Any], path: FieldPath) -> 
 
 
 # --------------------------------------------------------------------------------------------
+# Volumes
+# --------------------------------------------------------------------------------------------
+#: ``core.VolumeSource``'s members in ``validateVolumeSource``'s order, as ``(JSON name, the path
+#: its "may not specify more than 1 volume type" error names)``: upstream spells two of those
+#: paths its own way (``cephFS``, ``downwarAPI``), kept as they are.
+_VOLUME_SOURCES = (
+    ("emptyDir", "emptyDir"), ("hostPath", "hostPath"), ("gitRepo", "gitRepo"),
+    ("gcePersistentDisk", "gcePersistentDisk"), ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("secret", "secret"), ("nfs", "nfs"), ("iscsi", "iscsi"), ("glusterfs", "glusterfs"), ("flocker", "flocker"),
+    ("persistentVolumeClaim", "persistentVolumeClaim"), ("rbd", "rbd"), ("cinder", "cinder"),
+    ("cephfs", "cephFS"), ("quobyte", "quobyte"), ("downwardAPI", "downwarAPI"), ("fc", "fc"),
+    ("flexVolume", "flexVolume"), ("configMap", "configMap"), ("azureFile", "azureFile"),
+    ("vsphereVolume", "vsphereVolume"), ("photonPersistentDisk", "photonPersistentDisk"),
+    ("portworxVolume", "portworxVolume"), ("azureDisk", "azureDisk"), ("storageos", "storageos"),
+    ("projected", "projected"), ("scaleIO", "scaleIO"), ("csi", "csi"), ("ephemeral", "ephemeral"),
+    ("image", "image"),
+)
+#: each source's place in ``_VOLUME_SOURCES``, by its JSON name and its client (snake_case) name
+_VOLUME_SOURCE_INDEX = {**{_snake_case(key): at for at, (key, _) in enumerate(_VOLUME_SOURCES)},
+                        **{key: at for at, (key, _) in enumerate(_VOLUME_SOURCES)}}
+_MORE_THAN_ONE_VOLUME_TYPE = "may not specify more than 1 volume type"
+#: ``pdPartitionErrorMsg`` (``InclusiveRangeError(1, 255)``, though 0 is accepted)
+_PD_PARTITION = "must be between 1 and 255, inclusive"
+# iscsiInitiator{Iqn,Eui,Naa}Regex, with Go's ASCII classes and end of text spelled out (Go's
+# MatchString searches: the iqn pattern is anchored at its end only)
+_ISCSI_IQN_RE = re.compile(r"iqn\.[0-9]{4}-[0-9]{2}\.([A-Za-z0-9.\-]+)(:[^,;*&$|\t\n\f\r ]+)\Z")
+_ISCSI_EUI_RE = re.compile(r"\Aeui.[A-Za-z0-9]{16}\Z")
+_ISCSI_NAA_RE = re.compile(r"\Anaa.[A-Za-z0-9]{32}\Z")
+_ISCSI_TOO_LONG = ("Total length of <volume name>:<iscsi.targetPortal> must be under 64 characters if "
+                   "iscsi.initiatorName is specified.")
+_AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")  # (sets.List: sorted)
+_AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
+_AZURE_MANAGED_URI = ("/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}",)
+_AZURE_BLOB_URI = ("https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd",)
+
+
+def _str_field(source: Mapping[str, Any], key: str) -> str:
+    """A string field of a raw volume source; Go's zero value ``""`` when absent."""
+    value = get_field(source, key)
+    return "" if value is None else value
+
+
+def _int_field(source: Mapping[str, Any], key: str) -> int:
+    value = get_field(source, key)
+    return 0 if value is None else value
+
+
+def _partition_errors(source: Mapping[str, Any], path: str) -> list[FieldError]:
+    partition = _int_field(source, "partition")
+    return [] if 0 <= partition <= 255 else [FieldError.invalid(f"{path}.partition", partition, _PD_PARTITION)]
+
+
+def _required(source: Mapping[str, Any], keys: Sequence[str], path: str) -> list[FieldError]:
+    return [FieldError.required(f"{path}.{key}", "") for key in keys if not get_field(source, key)]
+
+
+def _iqn_format_errors(value: str, path: str, bad_prefix: str) -> list[FieldError]:
+    if not value.startswith(("iqn", "eui", "naa")):
+        return [FieldError.invalid(path, value, bad_prefix)]
+    pattern = _ISCSI_IQN_RE if value.startswith("iqn") else _ISCSI_EUI_RE if value.startswith("eui") else _ISCSI_NAA_RE
+    return [] if pattern.search(value) else [FieldError.invalid(path, value, "must be valid format")]
+
+
+def _iscsi_errors(iscsi: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``validateISCSIVolumeSource``."""
+    errors = _required(iscsi, ("targetPortal",), path)
+    iqn = _str_field(iscsi, "iqn")
+    if not iqn:
+        errors.append(FieldError.required(f"{path}.iqn", ""))
+    else:
+        errors.extend(_iqn_format_errors(iqn, f"{path}.iqn", "must be valid format starting with iqn, eui, or naa"))
+    lun = _int_field(iscsi, "lun")
+    if not 0 <= lun <= 255:
+        errors.append(FieldError.invalid(f"{path}.lun", lun, "must be between 0 and 255, inclusive"))
+    if (get_field(iscsi, "chapAuthDiscovery") or get_field(iscsi, "chapAuthSession")) \
+            and get_field(iscsi, "secretRef") is None:
+        errors.append(FieldError.required(f"{path}.secretRef", ""))
+    initiator = get_field(iscsi, "initiatorName")
+    if initiator is not None:
+        # (upstream's path is lower case here; a wrong prefix is not checked against the patterns)
+        initiator_path = f"{path}.initiatorname"
+        if not initiator.startswith(("iqn", "eui", "naa")):
+            errors.append(FieldError.invalid(initiator_path, initiator,
+                                             "must be valid format starting with iqn, eui, or naa"))
+        else:
+            errors.extend(_iqn_format_errors(initiator, initiator_path, ""))
+    return errors
+
+
+def _azure_disk_errors(azure: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``validateAzureDisk``."""
+    errors = _required(azure, ("diskName", "diskURI"), path)
+    caching = get_field(azure, "cachingMode")
+    if caching is not None and caching not in _AZURE_CACHING_MODES:
+        errors.append(FieldError.not_supported(f"{path}.cachingMode", caching, _AZURE_CACHING_MODES))
+    kind = get_field(azure, "kind")
+    if kind is not None and kind not in _AZURE_DISK_KINDS:
+        errors.append(FieldError.not_supported(f"{path}.kind", kind, _AZURE_DISK_KINDS))
+    uri = _str_field(azure, "diskURI")
+    if kind is not None:
+        if kind == "Managed" and not uri.startswith("/subscriptions/"):
+            errors.append(FieldError.not_supported(f"{path}.diskURI", uri, _AZURE_MANAGED_URI))
+        if kind != "Managed" and not uri.startswith("https://"):
+            errors.append(FieldError.not_supported(f"{path}.diskURI", uri, _AZURE_BLOB_URI))
+    return errors
+
+
+def csi_driver_name_errors(name: str, path: str) -> list[FieldError]:
+    """``ValidateCSIDriverName``: required, at most 63 bytes, a DNS subdomain once lower-cased."""
+    if not name:
+        return [FieldError.required(path, "")]
+    errors = [FieldError.too_long(path, 63)] if byte_length(name) > 63 else []
+    errors.extend(FieldError.invalid(path, name, msg) for msg in is_dns1123_subdomain(name.lower()))
+    return errors
+
+
+def _csi_errors(csi: Mapping[str, Any], path: str) -> list[FieldError]:
+    """``validateCSIVolumeSource``."""
+    errors = csi_driver_name_errors(_str_field(csi, "driver"), f"{path}.driver")
+    secret = get_field(csi, "nodePublishSecretRef")
+    if secret is not None:
+        secret_name = _str_field(_as_map(secret), "name")
+        if not secret_name:
+            errors.append(FieldError.required(f"{path}.nodePublishSecretRef.name", ""))
+        else:  # (upstream's path: the source's, not the reference's)
+            errors.extend(FieldError.invalid(f"{path}.name", secret_name, msg)
+                          for msg in name_is_dns_subdomain(secret_name, False))
+    return errors
+
+
+def _cinder_errors(cinder: Mapping[str, Any], path: str) -> list[FieldError]:
+    errors = _required(cinder, ("volumeID",), path)
+    secret = get_field(cinder, "secretRef")
+    if secret is not None and not _str_field(_as_map(secret), "name"):
+        errors.append(FieldError.required(f"{path}.secretRef.name", ""))
+    return errors
+
+
+#: the per-source checks of the sources the scheduler reads (the volume plugins: claims, ephemeral
+#: volumes, the conflict-checked and the CSI-migratable in-tree disks, CSI), as
+#: ``JSON name -> (the child path upstream validates it under, its check)``. The other sources are
+#: counted (one source a volume) but their fields are not checked (the module docstring).
+_VOLUME_SOURCE_CHECKS: dict[str, tuple[str, Callable[[Mapping[str, Any], str], list[FieldError]]]] = {
+    # (upstream validates gcePersistentDisk under the path "persistentDisk")
+    "gcePersistentDisk": ("persistentDisk", lambda s, p: _required(s, ("pdName",), p) + _partition_errors(s, p)),
+    "awsElasticBlockStore": ("awsElasticBlockStore",
+                             lambda s, p: _required(s, ("volumeID",), p) + _partition_errors(s, p)),
+    "iscsi": ("iscsi", _iscsi_errors),
+    "persistentVolumeClaim": ("persistentVolumeClaim", lambda s, p: _required(s, ("claimName",), p)),
+    "rbd": ("rbd", lambda s, p: _required(s, ("monitors", "image"), p)),
+    "cinder": ("cinder", _cinder_errors),
+    "azureFile": ("azureFile", lambda s, p: _required(s, ("secretName", "shareName"), p)),
+    "vsphereVolume": ("vsphereVolume", lambda s, p: _required(s, ("volumePath",), p)),
+    "portworxVolume": ("portworxVolume", lambda s, p: _required(s, ("volumeID",), p)),
+    "azureDisk": ("azureDisk", _azure_disk_errors),
+    "csi": ("csi", _csi_errors),
+    # (the claim template itself is validated where its claim is created: the Cluster's
+    # ``_ephemeral_claims``, with this volume's path)
+    "ephemeral": ("ephemeral", lambda s, p: [] if get_field(s, "volumeClaimTemplate") is not None
+                  else [FieldError.required(f"{p}.volumeClaimTemplate", "")]),
+}
+
+
+def ephemeral_claim_name_errors(pod_name: str, volume_name: str) -> tuple[str, ...]:
+    """What ``ValidatePersistentVolumeName`` says of the claim ``<pod>-<volume>`` a generic
+    ephemeral volume gets (the messages, each to be prefixed ``PVC name "<claim>": ``)."""
+    return tuple(name_is_dns_subdomain(f"{pod_name}-{volume_name}", False))
+
+
+def _volume_source_errors(volume: Mapping[str, Any], path: str, volume_name: str,
+                          pod_name: str) -> list[FieldError]:
+    """``validateVolumeSource``: exactly one source, and the checks of the sources the scheduler
+    reads (``_VOLUME_SOURCE_CHECKS``)."""
+    errors: list[FieldError] = []
+    count = 0
+    # (the volume's own keys looked up, not the 30 sources: pods stamped from a template run this
+    # per pod, see ``templates``)
+    present = [at for key, value in volume.items() if (at := _VOLUME_SOURCE_INDEX.get(key)) is not None
+               and value is not None]
+    if len(present) > 1:  # (a source in both spellings is one source)
+        present = sorted(set(present))
+    for at in present:
+        key, forbidden_path = _VOLUME_SOURCES[at]
+        source = get_field(volume, key)
+        if count:
+            errors.append(FieldError.forbidden(f"{path}.{forbidden_path}", _MORE_THAN_ONE_VOLUME_TYPE))
+        else:
+            count = 1
+            check = _VOLUME_SOURCE_CHECKS.get(key)
+            if check is not None:
+                errors.extend(check[1](_as_map(source), f"{path}.{check[0]}"))
+            if key == "ephemeral" and pod_name and volume_name:
+                claim = f"{pod_name}-{volume_name}"
+                errors.extend(FieldError.invalid(f"{path}.name", volume_name, f"PVC name {go_quote(claim)}: {msg}")
+                              for msg in ephemeral_claim_name_errors(pod_name, volume_name))
+        if key == "iscsi" and get_field(_as_map(source), "initiatorName") is not None \
+                and byte_length(f"{volume_name}:{_str_field(_as_map(source), 'targetPortal')}") > 64:
+            errors.append(FieldError.invalid(f"{path}.name", volume_name, _ISCSI_TOO_LONG))
+    if not count:
+        errors.append(FieldError.required(path, "must specify a volume type"))
+    return errors
+
+
+def validate_volumes(volumes: Sequence[Any], pod_name: str, path: str) -> list[FieldError]:
+    """``ValidateVolumes`` over a pod's raw ``spec.volumes`` entries (``path`` their field path):
+    each volume's source (:func:`_volume_source_errors`), its name (required, a DNS label, not
+    repeated: a refused volume's name does not count as taken) and no ``persistentVolumeClaim``
+    naming the claim an ephemeral volume of the pod creates. ``pod_name`` empty (a template, or
+    ``generateName``) skips what needs the pod's name, as upstream does without it."""
+    errors: list[FieldError] = []
+    created: set[str] | None = None
+    names: set[str] = set()
+    for i, raw in enumerate(volumes):
+        volume = _as_map(raw)
+        volume_path = f"{path}[{i}]"
+        name = volume.get("name") or ""
+        found = _volume_source_errors(volume, volume_path, name, pod_name)
+        if not name:
+            found.append(FieldError.required(f"{volume_path}.name", ""))
+        elif label_errors := dns1123_label_errors(name):
+            found.extend(FieldError.invalid(f"{volume_path}.name", name, msg) for msg in label_errors)
+        if name in names:
+            found.append(FieldError.duplicate(f"{volume_path}.name", name))
+        if found:
+            errors.extend(found)
+        else:
+            names.add(name)
+        if pod_name and (claim := get_field(volume, "persistentVolumeClaim")) is not None:
+            if created is None:
+                created = {f"{pod_name}-{_as_map(v).get('name') or ''}" for v in volumes
+                           if get_field(_as_map(v), "ephemeral") is not None}
+            claim_name = _str_field(_as_map(claim), "claimName")
+            if claim_name in created:
+                errors.append(FieldError.invalid(f"{volume_path}.persistentVolumeClaim.claimName", claim_name,
+                                                 "must not reference a PVC that gets created for an ephemeral volume"))
+    return errors
+
+
+# --------------------------------------------------------------------------------------------
 # Pods
 # --------------------------------------------------------------------------------------------
 def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_pod: bool = False) -> list[FieldError]:
@@ -1425,7 +1667,10 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
     raw_containers = _raw_list(raw_spec, "containers", len(pod.containers))
     raw_init = _raw_list(raw_spec, "initContainers", len(pod.init_containers)) if pod.init_containers else ()
     labels = pod.labels
-    errors = _containers_errors(pod.containers, raw_containers, path.child("containers"))
+    # (a template has no pod name: upstream passes no metadata, and the checks needing it are skipped)
+    errors = validate_volumes(pod.volumes, pod.name if resource_is_pod else "", f"{path}.volumes") \
+        if pod.volumes else []
+    errors.extend(_containers_errors(pod.containers, raw_containers, path.child("containers")))
     if pod.init_containers:
         errors.extend(_init_containers_errors(pod.init_containers, pod.containers, raw_init,
                                               path.child("initContainers")))
@@ -1452,6 +1697,10 @@ def validate_pod_spec(pod: Pod, path: FieldPath | str = "spec", *, resource_is_p
             labels, path.child("topologySpreadConstraints")))
     if pod.node_name:
         errors.extend(_name_errors(name_is_dns_subdomain, pod.node_name, path.child("nodeName")))
+    for key in ("hostname", "subdomain"):  # (not kept: the manifest's; "" is not checked)
+        value = raw_spec.get(key)
+        if value:
+            errors.extend(_dns_label_errors(value, path.child(key)))
     if pod.tolerations:
         errors.extend(_toleration_errors(pod.tolerations, path.child("tolerations")))
     if pod.priority_class_name:

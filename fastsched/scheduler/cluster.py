@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import itertools
+import math
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 import numpy as np
@@ -40,7 +41,7 @@ from ..api.resource import ResourceClaim, validate_resource_claim_status_update
 from ..api.runtimeclass import RuntimeClass, merge_tolerations, runtime_class_name
 from ..api.scheduling import PodGroup
 from ..api.storage import (PersistentVolume, PersistentVolumeClaim, StorageClass, ephemeral_claim_manifests,
-                           synced_volume)
+                           synced_volume, with_creation_timestamp)
 from ..api.strategy import prepare_for_create, raise_if_invalid
 from ..api.util_validation import dns1123_subdomain_errors
 from ..api.validation import ValidationError, group_resource, not_found
@@ -254,8 +255,7 @@ class Cluster:
             if obj.KIND in RECONCILERS:
                 # every workload of the batch is stored before any reconciles: a Deployment must
                 # find the ReplicaSet that the same dump holds instead of making a new one
-                controlled.append(self._admitted_new_object(obj))
-                self._store_object(controlled[-1])
+                controlled.append(self._store_object(self._admitted_new_object(obj)))
             else:
                 self._add_object(obj)
             i += 1
@@ -539,9 +539,11 @@ class Cluster:
         are those of a pod validated before (the same objects) can only fail validation on its name
         or node name, so only those are checked (and any failure is reported by the full
         validation, with the API server's messages)."""
-        # (claims from templates are validated with the pod's name: such pods take the full path,
-        # as do pods that PrepareForCreate changes: the shortcut below marks the pod as it is)
+        # (claims from templates, and generic ephemeral volumes' claims, are validated with the
+        # pod's name: such pods take the full path, as do pods that PrepareForCreate changes: the
+        # shortcut below marks the pod as it is)
         if (pod.__class__ is not Pod or pod.admitted or not pod.name or pod.manifest or pod.resource_claims
+                or (pod.volumes and any(v.get("ephemeral") is not None for v in pod.volumes))
                 or prepare_for_create(pod, self.api_gates) is not pod):
             if isinstance(pod, Pod) and pod.admitted and pod.name and (
                     pod.decoded_under is None or pod.decoded_under[0] == self.api_gate_overrides):
@@ -932,12 +934,12 @@ class Cluster:
         obj = self._admitted_new_object(obj)
         if obj.KIND in _PV_ADMISSION_KINDS:  # DefaultStorageClass admission; creationTimestamp
             classes = [sc for sc in self._objects.get("StorageClass", {}).values() if isinstance(sc, StorageClass)]
-            obj = pv_controller.admitted(obj, classes, self.clock.now())
+            obj = pv_controller.admitted(obj, classes, self.creation_time())
         if isinstance(obj, PodGroup):
             obj = self._admit_pod_group(obj)
             if obj.resource_claims:  # the resourceclaim controller: the group's claims from templates
                 obj = dra_controller.pod_group_added(self, obj)
-        created = self._store_object(obj)
+        obj = created = self._store_object(obj)
         self._reconcile(obj)
         if obj.KIND == "PodGroup":
             self._retry_group_members(obj)
@@ -995,8 +997,7 @@ class Cluster:
                 raise ValidationError(obj.KIND, obj.name, errors)
         if obj.uid != old.uid and not (obj.manifest.get("metadata") or {}).get("uid"):
             obj = obj.replace(uid=old.uid)  # the same object, re-read without its uid
-        self._store_object(obj)
-        self._reconcile(obj)
+        self._reconcile(self._store_object(obj))
 
     def _store_object(self, obj: KubeObject) -> KubeObject:
         """Store ``obj`` (its add or update event sent); returns what was stored."""
@@ -1004,6 +1005,14 @@ class Cluster:
             obj = synced_volume(obj)  # the PV controller's part: a new unclaimed volume is Available
         store = self._objects.setdefault(obj.KIND, {})
         old = store.get(obj.key)
+        # the API server's metadata.creationTimestamp: set on create from its clock, and immutable
+        # (an update keeps the stored one, whatever it says). A create that gives one keeps it: a
+        # cluster dump's objects were created before, and their stored times are what readers see.
+        if old is None:
+            if obj.creation_timestamp is None:
+                obj = with_creation_timestamp(obj, self.creation_time())
+        elif obj.creation_timestamp != old.creation_timestamp:
+            obj = with_creation_timestamp(obj, old.creation_timestamp)
         if old is not None:
             self._index_controller(old, False)
             if isinstance(old, ResourceClaim):
@@ -1021,6 +1030,12 @@ class Cluster:
         if obj.KIND in _PV_CONTROLLER_KINDS:
             self._pv_controller_sync(obj)
         return obj
+
+    def creation_time(self) -> float:
+        """The ``metadata.creationTimestamp`` the API server gives an object created now: the
+        run's clock (virtual time in a simulation, deterministic) in whole seconds, as the API
+        server stores it (RFC 3339, no fraction) and its watchers read it."""
+        return float(math.floor(self.clock.now()))
 
     def _pv_controller_sync(self, obj: KubeObject) -> None:
         """The PV controller's part: claims that do not wait for a consumer are bound (or

@@ -196,7 +196,8 @@ def _yaml(text: str, where: str) -> Any:
 def _parse(data: Any, base: Path) -> Sweep:
     if not isinstance(data, Mapping):
         raise SweepError(f"a sweep must be a mapping, got {type(data).__name__}")
-    unknown = sorted(set(data) - set(_TOP_LEVEL))
+    # (sorted as text: YAML keys may be numbers, null or booleans too, which do not sort with strings)
+    unknown = sorted(set(data) - set(_TOP_LEVEL), key=str)
     if unknown:
         raise SweepError(f"{unknown[0]}: unknown field (known: {', '.join(_TOP_LEVEL)})")
     name = str(data.get("name") or "sweep")
@@ -212,12 +213,14 @@ def _parse(data: Any, base: Path) -> Sweep:
         if not isinstance(raw, Mapping):
             raise SweepError(f"runs[{i}]: must be a mapping, got {type(raw).__name__}")
         params = dict(raw)
+        _field_names(params, f"runs[{i}]")
         run_name = params.pop("name", None)
         entries.append((None if run_name is None else str(run_name), params, f"runs[{i}]"))
     grid = data.get("grid") or {}
     if not isinstance(grid, Mapping):
         raise SweepError(f"grid: must be a mapping of key -> list of values, got {type(grid).__name__}")
     axes = []
+    _field_names(grid, "grid")
     for key, values in grid.items():
         if not isinstance(values, list) or not values:
             raise SweepError(f"grid.{key}: must be a non-empty list of values")
@@ -240,6 +243,14 @@ def _parse(data: Any, base: Path) -> Sweep:
         seen.add(run_name)
         out.append(_make_run(run_name, params, scenario, base, sweep_seed, where))
     return Sweep(name=name, runs=out, description=str(data.get("description") or ""), plugins=plugins)
+
+
+def _field_names(params: Mapping[Any, Any], where: str) -> None:
+    """A run's (a grid's) keys name scenario fields (dotted for a field inside one): strings. A
+    YAML key that is a number, null or a boolean (``1: x``) is refused here, naming it."""
+    for key in params:
+        if not isinstance(key, str):
+            raise SweepError(f"{where}: {key!r}: a field name must be a string, got {type(key).__name__}")
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=,+-]*")
@@ -287,11 +298,14 @@ def _absolute_paths(scenario: dict, base: Path) -> dict:
     out = json.loads(json.dumps(scenario, default=str))
     for path in _PATH_FIELDS:
         _absolutize(out, path, base)
-    for stream in out.get("arrivals") or []:
+    # (a field of another type is left as it is, for the scenario's loader to refuse, naming it)
+    arrivals = out.get("arrivals")
+    for stream in arrivals if isinstance(arrivals, list) else ():
         if isinstance(stream, dict):
             for key in ("template", "trace"):
                 _absolutize(stream, (key,), base)
-            for mix in stream.get("mix") or []:
+            mixes = stream.get("mix")
+            for mix in mixes if isinstance(mixes, list) else ():
                 if isinstance(mix, dict):
                     _absolutize(mix, ("template",), base)
     return out
@@ -383,8 +397,10 @@ def _set_dotted(data: dict, key: str, value: Any, where: str) -> None:
         if not last.isdigit() or int(last) >= len(target):
             raise SweepError(f"{where}: no item {last} in the scenario's list")
         target[int(last)] = value
-    else:
+    elif isinstance(target, dict):
         target[last] = value
+    else:  # (a list item that is not a mapping: "arrivals.0.rate" where arrivals[0] is null)
+        raise SweepError(f"{where}: the scenario has no field to override here")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -664,6 +664,131 @@ def test_host_network_pods_need_host_port_equal_to_container_port():
 
 
 # --------------------------------------------------------------------------------------------
+# Volumes, hostname and subdomain (ValidateVolumes, validateVolumeSource, ValidatePodSpec)
+# --------------------------------------------------------------------------------------------
+def volumes(*entries, **spec):
+    return with_containers(container(), volumes=list(entries), **spec)
+
+
+def test_hostname_and_subdomain_are_dns_labels():
+    assert pod_errors(with_containers(container(), hostname="Db_1", subdomain="a.b")) == [
+        f'spec.hostname: Invalid value: "Db_1": {DNS_LABEL}',
+        'spec.subdomain: Invalid value: "a.b": must not contain dots']
+    assert pod_errors(with_containers(container(), hostname="x" * 64)) == [
+        f'spec.hostname: Invalid value: "{"x" * 64}": must be no more than 63 characters']
+    assert pod_errors(with_containers(container(), hostname="db-0", subdomain="")) == []
+
+
+def test_volume_names_are_required_dns_labels_and_unique():
+    assert pod_errors(volumes({"emptyDir": {}}, {"name": "Data", "emptyDir": {}}, {"name": "a", "emptyDir": {}},
+                              {"name": "a", "configMap": {"name": "c"}})) == [
+        "spec.volumes[0].name: Required value",
+        f'spec.volumes[1].name: Invalid value: "Data": {DNS_LABEL}',
+        'spec.volumes[3].name: Duplicate value: "a"']
+
+
+def test_a_volume_has_exactly_one_source():
+    assert pod_errors(volumes({"name": "v"})) == ["spec.volumes[0]: Required value: must specify a volume type"]
+    # (counted in upstream's order, with its spellings of two paths; the first source's checks run)
+    assert pod_errors(volumes({"name": "v", "persistentVolumeClaim": {"claimName": "c"}, "gcePersistentDisk": {},
+                               "downwardAPI": {}, "cephfs": {"monitors": ["m"]}})) == [
+        "spec.volumes[0].persistentDisk.pdName: Required value",
+        "spec.volumes[0].persistentVolumeClaim: Forbidden: may not specify more than 1 volume type",
+        "spec.volumes[0].cephFS: Forbidden: may not specify more than 1 volume type",
+        "spec.volumes[0].downwarAPI: Forbidden: may not specify more than 1 volume type"]
+
+
+def test_required_fields_of_the_sources_the_scheduler_reads():
+    assert pod_errors(volumes(
+        {"name": "a", "persistentVolumeClaim": {}}, {"name": "b", "awsElasticBlockStore": {"partition": 256}},
+        {"name": "c", "rbd": {"monitors": []}}, {"name": "d", "cinder": {"secretRef": {}}},
+        {"name": "e", "azureFile": {}}, {"name": "f", "vsphereVolume": {}}, {"name": "g", "portworxVolume": {}},
+        {"name": "h", "csi": {"driver": "Bad_Driver", "nodePublishSecretRef": {"name": "S"}}},
+        {"name": "i", "ephemeral": {}}, {"name": "j", "gcePersistentDisk": {"pdName": "d", "partition": -1}},
+    )) == [
+        "spec.volumes[0].persistentVolumeClaim.claimName: Required value",
+        "spec.volumes[1].awsElasticBlockStore.volumeID: Required value",
+        "spec.volumes[1].awsElasticBlockStore.partition: Invalid value: 256: must be between 1 and 255, inclusive",
+        "spec.volumes[2].rbd.monitors: Required value",
+        "spec.volumes[2].rbd.image: Required value",
+        "spec.volumes[3].cinder.volumeID: Required value",
+        "spec.volumes[3].cinder.secretRef.name: Required value",
+        "spec.volumes[4].azureFile.secretName: Required value",
+        "spec.volumes[4].azureFile.shareName: Required value",
+        "spec.volumes[5].vsphereVolume.volumePath: Required value",
+        "spec.volumes[6].portworxVolume.volumeID: Required value",
+        f'spec.volumes[7].csi.driver: Invalid value: "Bad_Driver": {SUBDOMAIN}',
+        f'spec.volumes[7].csi.name: Invalid value: "S": {SUBDOMAIN}',
+        "spec.volumes[8].ephemeral.volumeClaimTemplate: Required value",
+        "spec.volumes[9].persistentDisk.partition: Invalid value: -1: must be between 1 and 255, inclusive",
+    ]
+    assert pod_errors(volumes({"name": "h", "csi": {"driver": "x" * 64 + ".io"}})) == [
+        "spec.volumes[0].csi.driver: Too long: may not be more than 63 bytes"]
+    # (a CSI driver name is checked lower-cased; the sources the scheduler does not read are not checked)
+    assert pod_errors(volumes({"name": "h", "csi": {"driver": "Example.COM"}}, {"name": "p", "hostPath": {}},
+                              {"name": "n", "nfs": {}})) == []
+
+
+def test_iscsi_and_azure_disk_volumes():
+    assert pod_errors(volumes(
+        {"name": "a", "iscsi": {"iqn": "bogus", "lun": 300, "chapAuthSession": True}},
+        {"name": "b", "iscsi": {"targetPortal": "10.0.0.1:3260", "iqn": "iqn.2001-04.com.example",
+                                "initiatorName": "eui.12"}},
+        {"name": "c" * 40, "iscsi": {"targetPortal": "10.0.0.1:3260" * 2, "iqn": "naa." + "a" * 32,
+                                     "initiatorName": "iqn.2001-04.com.example:node"}},
+        {"name": "d", "azureDisk": {"diskName": "d", "diskURI": "d", "kind": "Managed", "cachingMode": "Any"}},
+        {"name": "e", "azureDisk": {"kind": "Blob"}},
+    )) == [
+        "spec.volumes[0].iscsi.targetPortal: Required value",
+        'spec.volumes[0].iscsi.iqn: Invalid value: "bogus": must be valid format starting with iqn, eui, or naa',
+        "spec.volumes[0].iscsi.lun: Invalid value: 300: must be between 0 and 255, inclusive",
+        "spec.volumes[0].iscsi.secretRef: Required value",
+        'spec.volumes[1].iscsi.iqn: Invalid value: "iqn.2001-04.com.example": must be valid format',
+        'spec.volumes[1].iscsi.initiatorname: Invalid value: "eui.12": must be valid format',
+        f'spec.volumes[2].name: Invalid value: "{"c" * 40}": Total length of <volume name>:<iscsi.targetPortal> '
+        "must be under 64 characters if iscsi.initiatorName is specified.",
+        'spec.volumes[3].azureDisk.cachingMode: Unsupported value: "Any": supported values: "None", "ReadOnly", '
+        '"ReadWrite"',
+        'spec.volumes[3].azureDisk.diskURI: Unsupported value: "d": supported values: '
+        '"/subscriptions/{sub-id}/resourcegroups/{group-name}/providers/microsoft.compute/disks/{disk-id}"',
+        "spec.volumes[4].azureDisk.diskName: Required value",
+        "spec.volumes[4].azureDisk.diskURI: Required value",
+        'spec.volumes[4].azureDisk.kind: Unsupported value: "Blob": supported values: "Dedicated", "Managed", '
+        '"Shared"',
+        'spec.volumes[4].azureDisk.diskURI: Unsupported value: "": supported values: '
+        '"https://{account-name}.blob.core.windows.net/{container-name}/{disk-name}.vhd"',
+    ]
+
+
+def test_ephemeral_volumes_and_the_claims_they_create():
+    ephemeral = {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}}
+    assert pod_errors(volumes(ephemeral, {"name": "x", "persistentVolumeClaim": {"claimName": "web-scratch"}})) == [
+        'spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "web-scratch": must not reference a PVC '
+        "that gets created for an ephemeral volume"]
+    long_name = "w" * 250
+    assert pod_errors(volumes(ephemeral), name=long_name) == [
+        f'spec.volumes[0].name: Invalid value: "scratch": PVC name "{long_name}-scratch": must be no more than 253 '
+        "characters"]
+
+
+def test_a_pod_templates_volumes_are_validated_without_a_pod_name():
+    """A workload's template (``ValidatePodTemplateSpec``: no pod metadata): the source checks, not
+    those of the claims named after the pod."""
+    from fastsched.api import load_objects
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w" * 250},
+                  "spec": {"selector": {"matchLabels": {"app": "w"}}, "template": {
+                      "metadata": {"labels": {"app": "w"}},
+                      "spec": {"containers": [container()], "hostname": "H",
+                               "volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+                                           {"name": "data", "persistentVolumeClaim": {"claimName": ""}}]}}}}
+    with pytest.raises(ValidationError) as info:
+        load_objects([deployment])
+    text = str(info.value)
+    assert "spec.template.spec.volumes[1].persistentVolumeClaim.claimName: Required value" in text
+    assert 'spec.template.spec.hostname: Invalid value: "H"' in text and "PVC name" not in text
+
+
+# --------------------------------------------------------------------------------------------
 # Pod-level resources and overhead
 # --------------------------------------------------------------------------------------------
 def test_overhead_is_validated_as_limits():

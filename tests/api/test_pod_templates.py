@@ -618,3 +618,92 @@ def test_fields_of_a_stamped_pod_are_not_the_templates():
     assert c.volumes[0]["persistentVolumeClaim"]["claimName"] == "data-db-0"
     assert d.volumes[0]["persistentVolumeClaim"]["claimName"] == "data-db-1"
     assert _fields(d)["manifest"]["spec"]["hostname"] == "db-1"
+
+
+def _eph_pod(name: str) -> dict:
+    """A pod with a generic ephemeral volume (its claim ``<pod>-scratch``) and the token volume."""
+    doc = sts_pod(0, claims=(), token=f"kube-api-access-{name[-5:]}")
+    doc["metadata"]["name"] = name
+    doc["spec"]["volumes"].append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}})
+    return doc
+
+
+@pytest.mark.parametrize("change, message, ephemeral", [
+    (lambda d: d["spec"]["volumes"][1]["persistentVolumeClaim"].update(claimName=""),
+     "spec.volumes[1].persistentVolumeClaim.claimName: Required value", False),
+    (lambda d: d["spec"]["volumes"][1]["persistentVolumeClaim"].update(claimName=""),
+     "spec.volumes[1].persistentVolumeClaim.claimName: Required value", True),
+    (lambda d: d["spec"].update(hostname="Db_1"), 'spec.hostname: Invalid value: "Db_1": a lowercase RFC 1123 label',
+     False),
+    (lambda d: d["spec"]["volumes"][1]["persistentVolumeClaim"].update(claimName="db-1-scratch"),
+     'spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "db-1-scratch": must not reference a PVC '
+     "that gets created for an ephemeral volume", True),
+], ids=["claim-name-empty", "claim-name-empty-with-ephemeral", "hostname", "claim-of-an-ephemeral-volume"])
+def test_a_refused_volume_or_hostname_of_a_stamped_pod_gets_the_full_paths_message(change, message, ephemeral,
+                                                                                   monkeypatch):
+    """The per-pod fields validation reads (a claim's name, the hostname) refused in the second pod
+    of a template (with an ephemeral volume or not: then all its volumes are validated per pod):
+    that pod takes the full path, whose error names the field."""
+    docs = [sts_pod(0), sts_pod(1)]
+    for d in docs if ephemeral else ():
+        d["spec"]["volumes"].append({"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}})
+    change(docs[1])
+    stamped = _stamps(monkeypatch)
+    with pytest.raises(ValidationError) as info:
+        load_objects(copy.deepcopy(docs))
+    assert stamped == [False, False] and message in str(info.value) and 'Pod "db-1" is invalid' in str(info.value)
+    stamped_outcome, full_outcome = _outcomes(docs)
+    assert stamped_outcome == full_outcome
+
+
+def test_a_refused_token_volume_name_takes_the_full_path(monkeypatch):
+    docs = [sts_pod(0, token="kube-api-access-bcdfg"), sts_pod(1, token="kube-api-access-")]
+    stamped = _stamps(monkeypatch)
+    with pytest.raises(ValidationError, match=r'spec\.volumes\[3\]\.name: Invalid value: "kube-api-access-": '
+                                              "a lowercase RFC 1123 label"):
+        load_objects(copy.deepcopy(docs))
+    assert stamped == [False, False]
+
+
+def test_an_ephemeral_claim_name_too_long_for_one_pod_of_a_template(monkeypatch):
+    """The claim ``<pod>-<volume>`` of an ephemeral volume is validated with each pod's own name:
+    a name 249 characters long (claim name 257) is refused for that pod though stamped from a
+    template whose first pod passed."""
+    long_name = "d" * 244 + "-bcdf"
+    docs = [_eph_pod("db-0-bcdf"), _eph_pod(long_name)]
+    stamped = _stamps(monkeypatch)
+    with pytest.raises(ValidationError) as info:
+        load_objects(copy.deepcopy(docs))
+    assert stamped == [False, False]
+    assert f'spec.volumes[2].name: Invalid value: "scratch": PVC name "{long_name}-scratch": must be no more than ' \
+           "253 characters" in str(info.value)
+    ok = [_eph_pod("db-0-bcdf"), _eph_pod("db-1-bcdg")]
+    stamped = _stamps(monkeypatch)  # (a new cache)
+    load_objects(copy.deepcopy(ok))
+    assert stamped == [False, True]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(names=st.lists(st.sampled_from(["db-0-bcdfg", "d" * 240 + "-bcdfg", "db-1-bcdfh", "x" * 253]),
+                      min_size=2, max_size=3),
+       claim=st.none() | st.sampled_from(["", "db-1-bcdfh-scratch", "data"]), token=st.sampled_from(
+           ["kube-api-access-zzzzz", "kube-api-access-", "kube-api-access-Z"]), at=st.integers(0, 2))
+def test_stamped_and_full_path_agree_on_volume_variants(names, claim, token, at):
+    """Pods of one template with an ephemeral volume, claims and the token volume, their names,
+    one pod's claim name and token name varied: each pod the full path's, or the same error."""
+    docs = [_eph_pod(n) for n in names]
+    doc = docs[at % len(docs)]
+    for d in docs:
+        d["spec"]["volumes"].insert(0, {"name": "data", "persistentVolumeClaim": {"claimName": "data-" + d["metadata"]["name"][:40]}})
+    if claim is not None:
+        doc["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] = claim
+    for v in doc["spec"]["volumes"]:
+        if v["name"].startswith("kube-api-access-"):
+            v["name"] = token
+    for c in doc["spec"]["containers"]:
+        for m in c["volumeMounts"]:
+            if m["name"].startswith("kube-api-access-"):
+                m["name"] = token
+    stamped, full = _outcomes(docs)
+    assert stamped == full

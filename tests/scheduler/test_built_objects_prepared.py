@@ -71,3 +71,22 @@ def test_a_built_job_loses_spec_scheduling_without_workload_with_job():
     s.add_object(built)
     s.add_object(doc)
     assert [s.get_object("Job", n).scheduling for n in ("built", "myjob")] == [None, None]
+
+
+def test_a_built_pod_with_an_ephemeral_volume_is_validated_with_its_own_name():
+    """The template shortcut of add_pods checks a built pod's name alone; an ephemeral volume's
+    claims are named after the pod (``<pod>-<volume>``), so such a pod is validated whole: here
+    its claim volume names the claim its own ephemeral volume creates."""
+    from fastsched.api.validation import ValidationError
+    manifest = pod_manifest("template", cpu="100m")
+    manifest["spec"]["volumes"] = [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}},
+        {"name": "data", "persistentVolumeClaim": {"claimName": "web-scratch"}}]
+    first = Pod.from_manifest(manifest).replace(name="a", uid="uid-a", manifest={})
+    first.admitted = False
+    second = first.replace(name="web", uid="uid-web")  # the same field objects
+    s = _scheduler()
+    with pytest.raises(ValidationError, match=r'spec\.volumes\[1\]\.persistentVolumeClaim\.claimName: Invalid value: '
+                                              r'"web-scratch": must not reference a PVC that gets created'):
+        s.add_pods([first, second])
+    assert s.get_pod("default", "a") is not None

@@ -326,6 +326,23 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
                             keys[key] = None
         return list(keys), plugins, uses_name
 
+    def _bound_node_free(self, s: _StateData) -> bool:
+        """Whether FindPodVolumes answers the same on every node and finds nothing to bind: the
+        pod has claims (PreFilter's state), none waiting for a node, and each bound claim's PV
+        (assumed version included) exists and has no node affinity, translated or not
+        (:func:`~.binder.without_affinity`). A missing PV (a reason) or any other claim: False,
+        the general path."""
+        claims = s.claims
+        if claims is None or claims.unbound_claims_delay_binding:
+            return False
+        lister = self._lister
+        get = self.binder.pv_cache.get
+        for pvc in claims.bound_claims:
+            pv = get(lister, pvc.volume_name)
+            if pv is None or not without_affinity(pv):
+                return False
+        return True
+
     def filter_vectorized(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch) -> FilterVerdicts | Status:
         try:
             s = _state(state)
@@ -335,6 +352,14 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         n = len(nodes)
         if table is None or n == 0:
             return FilterVerdicts.from_statuses([self.filter(state, pod, ni) for ni in nodes])
+        if self._bound_node_free(s):
+            # every claim bound to a PV with no node affinity, translated or not (every cycle of
+            # the scheduler_perf volume cases): FindPodVolumes checks each such PV's affinity
+            # (None: every node passes) and has nothing to bind; its answer on every node, without
+            # the key collection below and the call
+            s.vector_results.append((table, np.asarray(nodes.rows, dtype=np.int64), _one_group(n),
+                                     [PodVolumes(None, None, None)]))
+            return FilterVerdicts.all_pass(n)
         keys, plugins, uses_name = self._relevant(s)
         rows = np.asarray(nodes.rows, dtype=np.int64)
         if not keys and not plugins and not uses_name:

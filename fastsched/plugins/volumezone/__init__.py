@@ -259,9 +259,12 @@ def _pv_topologies(pv: PersistentVolume) -> list[tuple[str, frozenset[str]]]:
     """Upstream ``getPVTopologies``: per topology label the PV carries, in ``topologyLabels``' order,
     the set of its ``__``-separated zones; a value that does not parse is left out. The hint compares
     these, not the raw values: "a__b" and "b__a" are the same topology."""
+    labels = pv.labels
+    if not labels:  # (scheduler_perf's PVs, a new one each measured pod: no label to look up)
+        return []
     out = []
     for key in TOPOLOGY_LABELS:
-        value = pv.labels.get(key)
+        value = labels.get(key)
         if value is None:
             continue
         zones = _label_zones_to_set(value)

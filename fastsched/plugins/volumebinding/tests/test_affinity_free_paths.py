@@ -88,3 +88,66 @@ def test_last_position_against_numpy(seed):
         for row in range(-1, 32):
             at = np.flatnonzero(view == row)
             assert _table.last_position(view, row) == (int(at[-1]) if len(at) else -1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bound_node_free_filter_agrees_with_the_general_path(seed):
+    """VolumeBinding's vectorized Filter for pods whose claims are all bound to PVs without node
+    affinity (``_bound_node_free``) against the general path (key collection and FindPodVolumes),
+    on seeded random claims: bound to PVs with and without affinity or zone labels, to a missing
+    PV, or waiting for a node; the verdicts, the PodVolumes each node gets and the static-binding
+    flag agree."""
+    import random
+
+    from fastsched.framework.cycle_state import CycleState
+    from fastsched.framework.status import Status
+    from fastsched.plugins.helper.tests.volumes import Handle, node, pod, pvc_manifest, storage_class_manifest
+    from fastsched.plugins.volumebinding import STATE_KEY, VolumeBinding
+    from fastsched.snapshot import build_snapshot
+
+    rng = random.Random(seed)
+    objects = [storage_class_manifest("wait", provisioner="kubernetes.io/no-provisioner")]
+    names = []
+    for i in range(12):
+        kind = rng.random()
+        claim = f"c{i}"
+        names.append(claim)
+        if kind < 0.7:   # bound (its PV maybe missing)
+            objects.append(pvc_manifest(claim, volume_name=f"pv{i}", bound=True, storage_class="wait"))
+            if rng.random() < 0.9:
+                objects.append(pv_manifest(f"pv{i}", storage_class="wait", claim=("default", claim), phase="Bound",
+                                           source=rng.choice(SOURCES), labels=rng.choice(LABELS),
+                                           node_affinity=rng.choice(AFFINITIES[:3] + [None, None])))
+        else:            # waiting for a node, with an available PV of the class or none
+            objects.append(pvc_manifest(claim, storage_class="wait"))
+            if rng.random() < 0.5:
+                objects.append(pv_manifest(f"free{i}", storage_class="wait", node_affinity=rng.choice(AFFINITIES)))
+    nodes = [node(f"n{j}", {GA_ZONE: rng.choice(["z1", "z2"]), BETA_REGION: "r1", "other": rng.choice(["x", "y"])})
+             for j in range(6)]
+    batch = build_snapshot(nodes).batch()
+    fast_taken = 0
+    for k in range(40):
+        p = pod(f"p{k}", rng.sample(names, rng.randint(1, 3)))
+        answers = []
+        for force_general in (False, True):
+            pl = VolumeBinding(handle=Handle(objects))
+            if force_general:
+                pl._bound_node_free = lambda s: False
+            state = CycleState()
+            _, pre = pl.pre_filter(state, p, batch)
+            if pre is not None:
+                answers.append(("prefilter", pre.code(), pre.reasons()))
+                continue
+            if not force_general and pl._bound_node_free(state.read(STATE_KEY)):
+                fast_taken += 1
+            v = pl.filter_vectorized(state, p, batch)
+            verdicts = ([(v.code(), v.reasons())] * len(batch) if isinstance(v, Status) else
+                        [(s.code(), s.reasons()) if (s := v.status(i)) is not None else None
+                         for i in range(len(batch))])
+            s = state.read(STATE_KEY)
+            volumes = [s.pod_volumes(ni.name) for ni in batch]
+            answers.append((verdicts, [None if pv is None else (pv.static_bindings, pv.dynamic_provisions,
+                                                               pv.provision_capacities) for pv in volumes],
+                            s.has_static_bindings))
+        assert answers[0] == answers[1], p.volumes
+    assert fast_taken > 0

@@ -194,3 +194,22 @@ def test_is_schedulable_after_persistent_volume_claim_added(name, the_pod, manif
     new = handle.client.list_objects("PersistentVolumeClaim")[0]
     plugin = VolumeRestrictions(handle)
     assert plugin.is_schedulable_after_persistent_volume_claim_added(the_pod, None, new) == (want, None)
+
+
+def test_needs_check_fast_path_agrees_with_every_source_lookup():
+    """``_needs_check``'s key-set test against the per-source lookups it short-cuts, on seeded
+    random volumes: camelCase and snake_case sources, None values, other sources, extra keys."""
+    import random
+
+    from fastsched.api.storage import volume_source
+    from fastsched.plugins.volumerestrictions import CONFLICT_CHECKED_SOURCES, _needs_check
+
+    sources = [*CONFLICT_CHECKED_SOURCES, "gce_persistent_disk", "aws_elastic_block_store", "persistentVolumeClaim",
+               "persistent_volume_claim", "secret", "configMap", "nfs", "csi", "emptyDir"]
+    rng = random.Random(20)
+    for _ in range(3000):
+        vol = {"name": "v"}
+        for key in rng.sample(sources, rng.randint(0, 3)):
+            vol[key] = None if rng.random() < 0.3 else {"x": 1}
+        want = any(volume_source(vol, s) is not None for s in CONFLICT_CHECKED_SOURCES)
+        assert _needs_check(vol) is want, vol

@@ -1,0 +1,72 @@
+"""The Cluster sets ``metadata.creationTimestamp`` as the API server does: on create, from the
+run's clock in whole seconds (unless the object, a cluster dump's, has one already), and keeps the
+stored one on every update."""
+from fastsched import Scheduler
+from fastsched.clock import VirtualClock
+from fastsched.dra.extended_resources import ExtendedResourceCache
+
+START = 1_700_000_000.75  # 2023-11-14T22:13:20.75Z
+
+
+def _cluster(start: float = START):
+    clock = VirtualClock(start)
+    return Scheduler(clock=clock, seed=1).cluster, clock
+
+
+def _device_class(name: str, resource: str = "example.com/gpu", created: str | None = None) -> dict:
+    meta: dict = {"name": name}
+    if created is not None:
+        meta["creationTimestamp"] = created
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": meta,
+            "spec": {"extendedResourceName": resource}}
+
+
+def test_a_created_object_gets_the_clocks_second_and_keeps_a_given_one():
+    cluster, _ = _cluster()
+    cluster.add_object(_device_class("gpu"))
+    cluster.add_object(_device_class("old", created="2020-01-01T00:00:00Z"))
+    gpu, old = cluster.get_object("DeviceClass", "gpu", ""), cluster.get_object("DeviceClass", "old", "")
+    assert gpu.creation_timestamp == 1_700_000_000.0
+    assert gpu.manifest["metadata"]["creationTimestamp"] == "2023-11-14T22:13:20Z"
+    assert old.creation_timestamp == 1_577_836_800.0
+
+
+def test_an_update_keeps_the_stored_creation_timestamp():
+    cluster, clock = _cluster()
+    cluster.add_object(_device_class("gpu"))
+    clock._now = START + 500  # (time moved by hand: nothing is pending)
+    cluster.update_object(_device_class("gpu", resource="example.com/other"))  # none given
+    cluster.update_object(_device_class("gpu", resource="example.com/other", created="2030-01-01T00:00:00Z"))
+    gpu = cluster.get_object("DeviceClass", "gpu", "")
+    assert gpu.extended_resource_name == "example.com/other"
+    assert gpu.creation_timestamp == 1_700_000_000.0
+    assert gpu.manifest["metadata"]["creationTimestamp"] == "2023-11-14T22:13:20Z"
+
+
+def test_objects_a_controller_creates_get_the_clocks_time_and_workloads_of_a_batch_still_reconcile():
+    cluster, _ = _cluster()
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+                  "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                           "template": {"metadata": {"labels": {"app": "web"}},
+                                        "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    cluster.add([deployment])
+    (rs,) = cluster.list_objects("ReplicaSet")
+    assert rs.creation_timestamp == 1_700_000_000.0
+    assert cluster.get_object("Deployment", "web").creation_timestamp == 1_700_000_000.0
+    assert len(cluster.pods_in_namespace("default")) == 2
+
+
+def test_the_device_class_tie_break_reads_the_creation_times():
+    """Two classes for one extended resource: the newer one takes it (here the later by name);
+    created within one second (the API server's resolution), the first by name."""
+    cluster, clock = _cluster()
+    cluster.add_object(_device_class("a-gpu"))
+    clock._now = START + 60
+    cluster.add_object(_device_class("b-gpu"))
+    cache = ExtendedResourceCache(cluster.list_objects("DeviceClass"))
+    assert cache.get_device_class("example.com/gpu").name == "b-gpu"
+    same, clock = _cluster()
+    same.add_object(_device_class("a-gpu"))
+    clock._now = START + 0.2
+    same.add_object(_device_class("b-gpu"))
+    assert ExtendedResourceCache(same.list_objects("DeviceClass")).get_device_class("example.com/gpu").name == "a-gpu"

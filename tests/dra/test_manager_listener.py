@@ -79,3 +79,57 @@ def test_listener_keeps_the_indexes_a_fresh_manager_builds(seed):
         fresh = DRAManager(store)
         store.object_listeners.remove(fresh._object_changed)  # (a snapshot: it hears no more writes)
         assert _state(manager) == _state(fresh), seed
+
+
+def _counted(claims) -> tuple[dict, dict]:
+    """The held and shared device counts of ``claims`` (stored and in flight), from scratch."""
+    from fastsched.plugins.dynamicresources.manager import _claim_held
+    held: dict = {}
+    shared: dict = {}
+    for c in claims:
+        devices, shares = _claim_held(c)
+        for d in devices:
+            held[d] = held.get(d, 0) + 1
+        for d, _ in shares:
+            shared[d] = shared.get(d, 0) + 1
+    return held, shared
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_in_flight_allocations_and_writes_hold_what_a_count_from_scratch_holds(seed):
+    # Reserve's in-flight copy, the status write and PreBind's end of the flight read one
+    # allocation object in turn (the manager keeps the last one's devices): allocation objects
+    # are reused across claims and writes here, interleaved with others, and the held counts
+    # must stay those counted afresh from the stored and in-flight claims
+    rng = random.Random(1000 + seed)
+    store = ListeningStore()
+    manager = DRAManager(store)
+    pool = [_allocation(rng) for _ in range(4)]
+    n = 0
+    for _ in range(80):
+        claims = store.list_objects("ResourceClaim")
+        op = rng.random()
+        allocation = rng.choice(pool) if rng.random() < 0.7 else _allocation(rng)
+        if rng.random() < 0.2:
+            pool[rng.randrange(len(pool))] = allocation
+        if not claims or op < 0.2:
+            store.add_object(_claim(rng, n))
+            n += 1
+        elif op < 0.45:
+            c = rng.choice(claims)
+            if c.uid not in manager.in_flight:
+                manager.signal_claim_pending_allocation(c.uid, c.replace(allocation=allocation))
+        elif op < 0.6:
+            if manager.in_flight:
+                manager.remove_claim_pending_allocation(rng.choice(sorted(manager.in_flight)))
+        elif op < 0.9:
+            c = rng.choice(claims)
+            pending = manager.in_flight.get(c.uid)
+            if pending is not None and rng.random() < 0.6:
+                allocation = pending.allocation  # PreBind writes the allocation Reserve put in flight
+            store.update_object(claim_with_status(c, allocation=allocation if rng.random() < 0.8 else None))
+        else:
+            c = rng.choice(claims)
+            store.delete_object("ResourceClaim", c.name, c.namespace)
+        expected = _counted([*store.list_objects("ResourceClaim"), *manager.in_flight.values()])
+        assert (dict(manager._held), dict(manager._shared)) == expected, seed

@@ -70,3 +70,33 @@ def test_the_device_class_tie_break_reads_the_creation_times():
     clock._now = START + 0.2
     same.add_object(_device_class("b-gpu"))
     assert ExtendedResourceCache(same.list_objects("DeviceClass")).get_device_class("example.com/gpu").name == "a-gpu"
+
+
+def test_the_kept_timestamp_text_is_the_formatted_one_on_random_sequences():
+    # with_creation_timestamp keeps the last timestamp's text: on sequences that repeat a
+    # timestamp, move within a second, go back and unset it, every manifest's text must be what
+    # _rfc3339 formats for that timestamp
+    import random
+
+    from fastsched.api.resource import parse_resource_claim
+    from fastsched.api.storage import with_creation_timestamp
+    from fastsched.api.validation import _rfc3339
+
+    claim = parse_resource_claim({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                  "metadata": {"name": "c", "namespace": "default"},
+                                  "spec": {"devices": {"requests": []}}})
+    for seed in range(20):
+        rng = random.Random(seed)
+        t = float(rng.randrange(0, 2_000_000_000))
+        for _ in range(60):
+            step = rng.random()
+            if step < 0.4:
+                pass  # the same timestamp again
+            elif step < 0.6:
+                t = float(int(t) + rng.choice((0, 1, -1, 3600)))
+            elif step < 0.8:
+                t = float(rng.randrange(0, 2_000_000_000))
+            timestamp = None if rng.random() < 0.1 else t
+            stamped = with_creation_timestamp(claim, timestamp)
+            assert stamped.creation_timestamp == timestamp
+            assert stamped.manifest["metadata"].get("creationTimestamp") == _rfc3339(timestamp), (seed, timestamp)

@@ -133,6 +133,8 @@ class DRAManager:
         self._extended_claims: dict[tuple[str, str], dict[tuple[str, str], ResourceClaim]] = {}
         #: (taint_rules_enabled, consumable_capacity) the kept shape keys were computed with
         self._shape_flags: tuple[bool, bool] = (True, True)
+        #: the last allocation :meth:`_held_by` read, with its answer (see there)
+        self._held_last: tuple[Any, tuple[list[DeviceID], list[tuple[DeviceID, Any]]]] | None = None
         listeners = getattr(client, "object_listeners", None)
         self.incremental = listeners is not None
         if listeners is not None:
@@ -155,8 +157,8 @@ class DRAManager:
                 self._index_extended(new, +1)
             if old is not None and new is not None and old.allocation is new.allocation:
                 return  # a write that kept the allocation (shared by claim_with_status): nothing held changes
-            before, shares_before = _claim_held(old)
-            after, shares_after = _claim_held(new)
+            before, shares_before = self._held_by(old)
+            after, shares_after = self._held_by(new)
             if before != after:
                 self._hold(before, -1)
                 self._hold(after, +1)
@@ -236,6 +238,23 @@ class DRAManager:
         if not self.incremental:
             return None
         return list(self._extended_claims.get((pod_name, pod_uid), {}).values())
+
+    def _held_by(self, claim: ResourceClaim | None) -> tuple[list[DeviceID], list[tuple[DeviceID, Any]]]:
+        """:func:`_claim_held` of ``claim``, the last allocation's answer kept (by the allocation
+        object's identity; the lists are read, never changed, by the callers). Why: one
+        allocation is read three times a pod (Reserve's in-flight copy, the status write that
+        stores it, PreBind's end of the flight), each a walk of its results (issues 27, 29).
+        An allocation mapping is never changed in place (a change is a new mapping and a new
+        claim), so its identity stands for its contents while it is kept alive here."""
+        allocation = claim.allocation if claim is not None else None
+        if not allocation:
+            return [], []
+        kept = self._held_last
+        if kept is not None and kept[0] is allocation:
+            return kept[1]
+        held = _claim_held(claim)
+        self._held_last = (allocation, held)
+        return held
 
     def _hold(self, devices: Iterable[DeviceID], delta: int) -> None:
         held = self._held
@@ -504,7 +523,7 @@ class DRAManager:
         self.in_flight[uid] = claim
         self.in_flight_sharers[uid] = 1
         if self.incremental:
-            devices, shares = _claim_held(claim)
+            devices, shares = self._held_by(claim)
             self._hold(devices, +1)
             if shares:
                 self._hold_shares(shares, +1)
@@ -523,7 +542,7 @@ class DRAManager:
         del self.in_flight[uid]
         del self.in_flight_sharers[uid]
         if self.incremental:
-            devices, shares = _claim_held(old)
+            devices, shares = self._held_by(old)
             self._hold(devices, -1)
             if shares:
                 self._hold_shares(shares, -1)

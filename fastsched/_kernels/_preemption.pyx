@@ -85,24 +85,39 @@ def window_usage(rows_, row_start_, row_count_, prio_, int64_t priority, req_, r
     cdef cnp.ndarray out = np.empty(total, dtype=np.int64)
     cdef int64_t* entries = <int64_t*>cnp.PyArray_DATA(out)
     with nogil:
-        for w in range(nw):
-            r = rows[w]
-            seg[w] = m
-            for j in range(nr):
-                used[w * used_s0 + j] = requested[r * rq_s0 + j * rq_s1]
-            count[w] = pod_count[r]
-            e = row_start[r]
-            end = e + row_count[r]
-            while e < end:
-                if prio[e] < priority:
-                    entries[m] = e
-                    m += 1
-                    count[w] -= 1
-                    for j in range(nr):
-                        used[w * used_s0 + j] -= req[e * req_s0 + j]
-                e += 1
-        seg[nw] = m
+        m = _usage_core(nw, nr, rows, row_start, row_count, prio, priority, req, req_s0, requested, rq_s0, rq_s1,
+                        pod_count, seg, used, used_s0, count, entries)
     return out[:m]
+
+
+cdef int64_t _usage_core(Py_ssize_t nw, Py_ssize_t nr, const int64_t* rows, const int64_t* row_start,
+                         const int64_t* row_count, const int64_t* prio, int64_t priority, const int64_t* req,
+                         Py_ssize_t req_s0, const int64_t* requested, Py_ssize_t rq_s0, Py_ssize_t rq_s1,
+                         const int64_t* pod_count, int64_t* seg, int64_t* used, Py_ssize_t used_s0,
+                         int64_t* count, int64_t* entries) noexcept nogil:
+    """:func:`window_usage`'s pass (and :func:`window_pass`'s first step) over checked inputs:
+    fills ``seg`` (W + 1), ``used`` (W rows of ``used_s0`` elements), ``count`` (W) and
+    ``entries``; returns the number of entries, ``seg[W]``."""
+    cdef Py_ssize_t w, j
+    cdef int64_t r, e, end, m = 0
+    for w in range(nw):
+        r = rows[w]
+        seg[w] = m
+        for j in range(nr):
+            used[w * used_s0 + j] = requested[r * rq_s0 + j * rq_s1]
+        count[w] = pod_count[r]
+        e = row_start[r]
+        end = e + row_count[r]
+        while e < end:
+            if prio[e] < priority:
+                entries[m] = e
+                m += 1
+                count[w] -= 1
+                for j in range(nr):
+                    used[w * used_s0 + j] -= req[e * req_s0 + j]
+            e += 1
+    seg[nw] = m
+    return m
 
 
 def add_rows(out_, counts_, rows_, vectors_, pos_of_=None):
@@ -939,23 +954,8 @@ def window_pass(rows_, row_start_, row_count_, prio_, int64_t priority, req_, re
     cdef Py_ssize_t stop
     with nogil:
         # window_usage: the potential victims (priority below the preemptor's), the usage without them
-        for w in range(nw):
-            r = rows[w]
-            seg[w] = m
-            for j in range(nr):
-                used[w * nr + j] = requested[r * rq_s0 + j * rq_s1]
-            count[w] = pod_count[r]
-            e = row_start[r]
-            end = e + row_count[r]
-            while e < end:
-                if prio[e] < priority:
-                    entries[m] = e
-                    m += 1
-                    count[w] -= 1
-                    for j in range(nr):
-                        used[w * nr + j] -= req[e * req_s0 + j]
-                e += 1
-        seg[nw] = m
+        m = _usage_core(nw, nr, rows, row_start, row_count, prio, priority, req, req_s0, requested, rq_s0, rq_s1,
+                        pod_count, seg, used, nr, count, entries)
         # add_rows through pos_of: the nominated pods that count, on the window's nodes
         if nq:
             for w in range(nw):

@@ -28,7 +28,7 @@ from fastsched.plugins.dynamicresources import DynamicResources, vectorized
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import make_node
 
-from .test_vectorized import ListeningStore
+from .test_vectorized import ListeningStore, _as_tuple, _pre_filtered_pair
 
 DRIVER = "gpu.example.com"
 ERN, ERN2 = "example.com/gpu", "example.com/vf"
@@ -150,10 +150,6 @@ def _pod(rng: random.Random, store, seed: int, k: int) -> Pod:
                               "spec": spec}, validate=False)
 
 
-def _as_tuple(status):
-    return None if status is None else (int(status.code()), tuple(status.reasons()))
-
-
 def _requests(claim):
     return None if claim is None else repr(claim.requests)
 
@@ -169,12 +165,10 @@ def test_shape_batch_filter_agrees_with_per_node_filter_across_cycles(seed):
     compared = 0
     for k in range(14):
         pod = _pod(rng, store, seed, k)
-        state_a, state_b = CycleState(), CycleState()
-        _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
-        _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
-        assert _as_tuple(pre_a) == _as_tuple(pre_b)
-        if pre_a is not None:
+        states = _pre_filtered_pair(plugin, pod, batch)
+        if states is None:
             continue
+        state_a, state_b = states
         sa, sb = state_a.read("DynamicResources"), state_b.read("DynamicResources")
         if sa.extended_index is not None:  # (one special claim uid: the shareIDs derive from it)
             sb.claims[sb.extended_index] = sa.claims[sa.extended_index]

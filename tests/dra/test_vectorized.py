@@ -141,6 +141,16 @@ def _as_tuple(status):
     return None if status is None else (int(status.code()), tuple(status.reasons()))
 
 
+def _pre_filtered_pair(plugin, pod, batch):
+    """Two cycle states through PreFilter for ``pod`` (one for the batch Filter, one for the path
+    compared with it), which must answer alike; ``None`` when PreFilter stops the pod."""
+    state_a, state_b = CycleState(), CycleState()
+    _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
+    _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
+    assert _as_tuple(pre_a) == _as_tuple(pre_b)
+    return None if pre_a is not None else (state_a, state_b)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_batch_filter_agrees_with_per_node_filter(seed):
     rng = random.Random(seed)
@@ -151,12 +161,10 @@ def test_batch_filter_agrees_with_per_node_filter(seed):
     exact_checked = 0
     for k in range(25):
         pod = _pod_with_claims(rng, store, nodes, seed, k)
-        state_a, state_b = CycleState(), CycleState()
-        _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
-        _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
-        assert _as_tuple(pre_a) == _as_tuple(pre_b)
-        if pre_a is not None:
+        states = _pre_filtered_pair(plugin, pod, batch)
+        if states is None:
             continue
+        state_a, state_b = states
         verdicts = plugin.filter_vectorized(state_a, pod, batch)
         got = [_as_tuple(verdicts.status(i)) for i in range(len(batch))]
         want = [_as_tuple(s) for s in _statuses_per_node(plugin, state_b, pod, batch)]
@@ -476,12 +484,10 @@ def test_a_group_shares_another_node_s_kept_answer_as_searched_one_by_one(monkey
                                      "spec": {"containers": [{"name": "c", "image": "x"}],
                                               "resourceClaims": [{"name": "e0", "resourceClaimName": f"c{seed}-{k}"}]}},
                                     validate=False)
-            state_a, state_b = CycleState(), CycleState()
-            _, pre_a = plugin.pre_filter(state_a, pod, list(batch))
-            _, pre_b = plugin.pre_filter(state_b, pod, list(batch))
-            assert _as_tuple(pre_a) == _as_tuple(pre_b)
-            if pre_a is not None:
+            states = _pre_filtered_pair(plugin, pod, batch)
+            if states is None:
                 continue
+            state_a, state_b = states
             sa, sb = state_a.read("DynamicResources"), state_b.read("DynamicResources")
             sb.allocator.shapes = None  # every node searched on its own
             del made[:]

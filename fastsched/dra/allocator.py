@@ -739,7 +739,8 @@ class Allocator:
         shapes = self.shapes
         memo_key = None
         if self.memo_salt is not None and shapes is not None:
-            memo_key = _memo_key(shape, claims, (self.memo_salt, self.features), shapes, self.get_class)
+            memo_key = _memo_key(shape, claims, shapes.salt_token(self.memo_salt, self.features), shapes,
+                                 self.get_class)
             if memo_key is not None:
                 try:
                     kept = shapes.answers.get(memo_key)
@@ -810,6 +811,20 @@ def _class_blind(requests: tuple, get_class: Callable[[str], Any]) -> Any:
 _MISSING = object()
 
 
+class _Interned:
+    """A value interned in a table (``value``): hashed and compared by identity, as equal values
+    of one table are one object. Part of the kept answers' keys (``NodeShapes.class_blind``,
+    ``NodeShapes.salt_token``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"_Interned({self.value!r})"
+
+
 class NodeShapes:
     """Content signatures of node-local ResourceSlices, for the allocator's node-shape cache.
 
@@ -873,8 +888,11 @@ class NodeShapes:
         self.answers: dict[tuple, tuple] = {}
         #: id(requests) -> (requests, salt, their class-blind form): :meth:`class_blind`
         self._class_blind: dict[int, tuple[Any, Any, Any]] = {}
-        #: the class-blind forms, interned
-        self._blind_forms: dict[Any, Any] = {}
+        #: the class-blind forms, interned (form -> its :class:`_Interned`)
+        self._blind_forms: dict[Any, _Interned] = {}
+        #: (salt, features) -> its :class:`_Interned` (:meth:`salt_token`), and the last pair asked
+        self._salts: dict[tuple, _Interned] = {}
+        self._last_salt: tuple[Any, Any, _Interned] | None = None
 
     def clear(self) -> None:
         self._slices.clear()
@@ -885,6 +903,8 @@ class NodeShapes:
         self.answers.clear()
         self._class_blind.clear()
         self._blind_forms.clear()
+        self._salts.clear()
+        self._last_salt = None
         self._table = self._row_numbers = self._row_pools = None
 
     def _intern(self, shape: tuple) -> tuple[tuple, int]:
@@ -955,8 +975,9 @@ class NodeShapes:
         extended-resource cases make 25-50 such classes, one per extended resource, all selecting
         every device of one driver: keyed by class name, the answers kept across cycles served
         ~2 in 5 of Reserve's searches, one shape's answer asked for by each class in turn (issue 27).
-        Equal forms are one object (interned), so the kept answers' lookups compare them by
-        identity."""
+        Equal forms are one object (interned: an :class:`_Interned` holding the form), so the kept
+        answers' lookups hash and compare them by identity (hashing the form's frozen dataclasses
+        was ~1.7 us a Reserve: issues 27, 29)."""
         memo = self._class_blind
         kept = memo.get(id(requests))
         if kept is not None and kept[0] is requests and kept[1] == salt:
@@ -967,13 +988,36 @@ class NodeShapes:
             if len(forms) >= self.MAX_ANSWERS:
                 forms.clear()
             try:
-                blind = forms.setdefault(blind, blind)
+                form = forms.get(blind)
+                if form is None:
+                    form = forms[blind] = _Interned(blind)
+                blind = form
             except TypeError:
                 pass  # (unhashable: so is the key, which is then not kept)
         if len(memo) >= self.MAX_ANSWERS:
             memo.clear()  # (sharing lost, never wrong)
         memo[id(requests)] = (requests, salt, blind)  # (requests kept: its id is not reused)
         return blind
+
+    def salt_token(self, salt: Any, features: Any) -> _Interned:
+        """``(salt, features)`` of the kept answers' keys as one interned object: equal pairs give
+        the same object (until the table starts over: then another, which only misses), so a
+        key's lookup hashes and compares it by identity. The last pair is compared first
+        (``features`` by identity: the plugin's one object), which every allocator of a run
+        repeats. Why: hashing the Features dataclass and the salt was ~1.1 us a Reserve (issues
+        27, 29)."""
+        last = self._last_salt
+        if last is not None and last[1] is features and last[0] == salt:
+            return last[2]
+        key = (salt, features)
+        tokens = self._salts
+        token = tokens.get(key)
+        if token is None:
+            if len(tokens) >= self.MAX_ANSWERS:
+                tokens.clear()
+            token = tokens[key] = _Interned(key)
+        self._last_salt = (salt, features, token)
+        return token
 
     def keep_answer(self, key: tuple, kept: tuple) -> None:
         answers = self.answers

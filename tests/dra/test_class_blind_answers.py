@@ -107,3 +107,20 @@ def test_class_blind_answers_serve_other_classes_across_cycles():
         assert [r["devices"]["results"][0]["device"] for r in (x[0] for x in answers)] == ["dev-0"] * 3
         searches.append(a.num_allocate_one_invocations)
     assert [n > 0 for n in searches] == [True, False, False, False]
+
+
+def test_salt_tokens_are_one_object_per_equal_salt_and_features():
+    """The kept answers' keys hold ``(salt, features)`` as an interned token: equal pairs (equal
+    Features objects or the same one, equal salts) give one object, any difference another, and
+    after ``clear`` an equal pair gets a new one (the old keys then only miss)."""
+    shapes = NodeShapes()
+    features, same_features, other_features = Features(), Features(), Features(admin_access=not Features().admin_access)
+    one = shapes.salt_token(("class_version", 1), features)
+    assert shapes.salt_token(("class_version", 1), features) is one
+    assert shapes.salt_token(("class_version", 1), same_features) is one  # equal, not the same object
+    assert shapes.salt_token(("class_version", 2), features) is not one
+    assert shapes.salt_token(("class_version", 1), other_features) is not one
+    assert shapes.salt_token(("class_version", 1), features) is one  # (the last pair differed)
+    assert one != shapes.salt_token(("class_version", 2), features) and hash(one) == hash(one)
+    shapes.clear()
+    assert shapes.salt_token(("class_version", 1), features) is not one

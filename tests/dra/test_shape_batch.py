@@ -286,7 +286,8 @@ def test_nodes_of_one_shape_take_one_filter_per_cycle(monkeypatch):
 def test_device_columns_decide_nodes_offering_none_of_the_resources():
     """A pod whose only claim is the special one, on nodes offering none of its extended resources
     (absent or zero in their allocatable): the device columns decide every node, with no per-node
-    Filter (the allocator runs once, in Reserve, for the chosen node); a node whose device plugin
+    Filter (the allocator runs once, in Reserve, for the chosen node, with the plan's special
+    claim); a node whose device plugin
     serves the resource still takes the per-node Filter. Nodes with too few free devices fail
     with the allocator's message."""
     devices = [{"name": f"gpu-{j}", "attributes": {"model": {"string": "a100"}}} for j in range(2)]
@@ -314,7 +315,9 @@ def test_device_columns_decide_nodes_offering_none_of_the_resources():
     assert calls == []  # (node-5 serves the resource itself: nothing through DRA, no allocator)
     calls.clear()
     assert plugin.reserve(state, pod, "node-3") is None
-    assert calls == ["node-3"]
+    # Reserve's allocation on the chosen node takes the plan's special claim (the node offers none
+    # of the resources) straight to the allocator: no per-node Filter
+    assert calls == []
     s = state.read("DynamicResources")
     allocation = s.allocations[s.extended_index]
     assert [(r["pool"], r["device"]) for r in allocation["devices"]["results"]] == [("node-3-p", "gpu-0"),

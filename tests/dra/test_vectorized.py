@@ -427,7 +427,7 @@ def test_special_claim_plans_read_each_requests_object_once():
 
     plugin = DynamicResources(DynamicResourcesArgs(), SimpleNamespace(client=ListeningStore([])))
     s = SimpleNamespace(to_allocate=[0], extended_index=0, reused=False, after_reserve=None, available_on_nodes=[None],
-                        binding_failed=set(), needs_node_operations=set())
+                        binding_failed=set(), needs_node_operations=set(), pod_scalar_resources={"example.com/gpu": 1})
     answer = {}
     plugin._filter_extended_resources = lambda state, node: (answer["claim"], [], None)
     one = claim(1)

@@ -29,13 +29,14 @@ errors surface as upstream reports them.
 """
 from __future__ import annotations
 
+import time
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...api.resource import ALLOCATION_MODE_EXACT_COUNT, ALLOCATION_RESULTS_MAX_SIZE
-from ...dra.allocator import GroupAnswer, SameShapeAnswer, gather_pools, node_local
+from ...dra.allocator import AllocatorError, GroupAnswer, SameShapeAnswer, gather_pools, node_local
 from ...api.cel import CELError, compile_expression
 from ...framework.status import Code, Status
 from ...framework.vectorized import FilterVerdicts
@@ -268,11 +269,15 @@ def _columns(plugin: DynamicResources, table: NodeTable) -> DeviceColumns | None
 class _Plan:
     """What one pod needs: devices per signature, and whether counts decide feasibility."""
 
-    __slots__ = ("needs", "sufficient", "table", "enough", "cols")
+    __slots__ = ("needs", "sufficient", "table", "enough", "cols", "special")
 
     def __init__(self, needs: dict[tuple, int], sufficient: bool):
         self.needs = needs
         self.sufficient = sufficient
+        #: a special-claim plan's (claim, request mappings, requested resource names): what
+        #: ``_filter_extended_resources`` gives every node offering none of those resources
+        #: (``_special_plan``; None for other plans)
+        self.special: tuple[ResourceClaim, list[dict[str, str]], tuple[str, ...]] | None = None
         self.table = None  # the node table of the last batch decided from the columns alone
         #: (C,) bool over the table rows: enough free devices for every signature (None: not yet)
         self.enough: np.ndarray | None = None
@@ -465,7 +470,7 @@ def _special_plan(plugin: DynamicResources, s: _StateData) -> _Plan | None:
     request through DRA), when it is the only claim to allocate."""
     if s.to_allocate != [s.extended_index]:
         return None
-    special, _, status = plugin._filter_extended_resources(s, _NoneOffered())
+    special, mappings, status = plugin._filter_extended_resources(s, _NoneOffered())
     if status is not None or special is None:
         return None
     if s.reused or s.after_reserve is not None or special.constraints:
@@ -481,7 +486,9 @@ def _special_plan(plugin: DynamicResources, s: _StateData) -> _Plan | None:
     made = kept[1]
     if made is None:
         return None
-    return _plan_of(s, *made)
+    plan = _plan_of(s, *made)
+    plan.special = (special, mappings, tuple(name for name, amount in s.pod_scalar_resources.items() if amount))
+    return plan
 
 
 def _allocated_only(s: _StateData, nodes: fwk.NodeBatch) -> FilterVerdicts:
@@ -782,6 +789,11 @@ def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str
         node = plugin._client.get_object("Node", node_name, "")
     if node is None:
         return None
+    special = plan.special if plan else None
+    if special is not None:
+        decided = _special_node_allocation(plugin, s, node, special)
+        if decided is not None:
+            return s.allocation_at(node_name) if decided else None
     after_reserve, s.after_reserve = s.after_reserve, None  # (Filter ran before any Reserve)
     try:
         if plugin._filter_node(s, None, node) is not None:
@@ -789,3 +801,40 @@ def allocate_for_reserve(plugin: DynamicResources, s: _StateData, node_name: str
     finally:
         s.after_reserve = after_reserve
     return s.allocation_at(node_name)
+
+
+def _special_node_allocation(plugin: DynamicResources, s: _StateData, node: Any,
+                             special: tuple[ResourceClaim, list[dict[str, str]], tuple[str, ...]]) -> bool | None:
+    """``_filter_node(s, None, node)`` for a pod whose only claim to allocate is the special one
+    (``special``: its plan's claim, mappings and requested names) on a node that offers none of
+    those resources, when nothing else of the per-node Filter applies: the allocator's answer for
+    the plan's claim recorded as that Filter records it. True when recorded, False when the node
+    has none (nothing recorded, as that Filter's failure), None when the per-node Filter must run
+    instead. Why: Reserve's allocation on the chosen node ran the whole per-node Filter, whose
+    extended-resource pass gives such a node the claim the plan already holds (issues 27, 29)."""
+    index = s.extended_index
+    allocator = s.allocator
+    if (index is None or allocator is None or s.num_user_claims or s.to_allocate != [index] or s.reused
+            or s.binding_failed or s.needs_node_operations or s.mapped_claims is not None
+            or plugin.node_allocatable or any(sel is not None for sel in s.available_on_nodes)):
+        return None
+    claim = s.claims[index]
+    if claim.requests or claim.allocation is not None:
+        return None  # (a prior cycle's claim, or an allocated one: the per-node Filter's verdicts)
+    resolver = plugin.manager.device_class_resolver()
+    allocatable = node.allocatable
+    for name in special[2]:
+        if allocatable.get(name) or resolver.get_device_class(name) is None:
+            return None  # the node offers it, or no class maps it (now): node by node
+    filter_timeout = plugin.filter_timeout
+    deadline = time.monotonic() + filter_timeout if filter_timeout > 0 else None
+    try:
+        allocations = allocator.allocate(node, [special[0]], deadline)
+    except AllocatorError:  # (timeouts and failures on the node included: no answer, as Filter's status)
+        return False
+    if allocations is None or len(allocations) != 1:
+        return False
+    s.set_node_allocation(node.name, allocations)
+    s.node_extended[node.name] = (special[0], special[1])
+    s.node_allocatable_statuses[node.name] = []
+    return True

@@ -541,15 +541,33 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         passes unless reading the pod's volumes (or, with VolumeLimitScaling, a missing driver)
         fails, the same way on every row: no per-row arrays (pods with volumes, every cycle of
         the volume cases)."""
-        new = self._new_volumes(pod, None)
-        if not isinstance(new, Status) and new:
-            missing = self._driver_missing(lister, new, None)
-            if missing is not None:
-                new = missing
-        if not isinstance(new, Status):
+        new = self._without_csi_nodes_status(lister, pod)
+        if new is None:
             return FilterVerdicts.all_pass(n)
         return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
                               [tuple(new.reasons())])
+
+    def _without_csi_nodes_status(self, lister: StorageLister, pod: Pod) -> Status | None:
+        """The one verdict of every row where no node has a CSINode (:meth:`_without_csi_nodes`)."""
+        new = self._new_volumes(pod, None)
+        if isinstance(new, Status):
+            return new
+        return self._driver_missing(lister, new, None) if new else None
+
+    def filter_passes_everywhere(self, state: CycleState, pod: Pod, table: NodeTable) -> bool:
+        """The compiled cycle's question after PreFilter (framework.columns.CycleFilterShortcuts):
+        True when :meth:`filter_vectorized` passes every row of ``table`` without per-row work:
+        the pod has no volume, or no node has a CSINode (one profile, no limits) and reading the
+        pod's volumes (and, with VolumeLimitScaling, their drivers) succeeds, the answer it gives
+        every row then (:meth:`_without_csi_nodes`). The Filter writes no state. False says
+        nothing (the windows ask the Filter)."""
+        if not pod.volumes:
+            return True
+        lister = self._lister
+        if not lister.known_empty("CSINode"):
+            if len(self._profiles(table, storage_version(lister.client))[1]) != 1:
+                return False
+        return self._without_csi_nodes_status(lister, pod) is None
 
     def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
                            first: bool) -> bool:

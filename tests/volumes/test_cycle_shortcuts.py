@@ -20,7 +20,7 @@ from fastsched.plugins import in_tree_registry
 from fastsched.plugins.nodevolumelimits import NodeVolumeLimits
 from fastsched.plugins.volumebinding import STATE_KEY, VolumeBinding
 from fastsched.runtime import new_framework
-from fastsched.sim.storage import perf_volume_pair, pod_with_claims, random_storage_cluster
+from fastsched.sim.storage import csi_node_manifest, perf_volume_pair, pod_with_claims, random_storage_cluster
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import single_plugin_profile
 
@@ -35,14 +35,20 @@ PVC = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
        "spec": {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}}}
 
 
-def _cluster(seed: int, csi_nodes: bool, perf_pods: int = 12):
-    """A random storage cluster (CSINodes dropped unless ``csi_nodes``) plus ``perf_pods`` pods
-    each with its own PV and claim as scheduler_perf makes them (EBS or CSI source, some PVs
-    given a zone affinity, some claims left without their PV): node, object and pod manifests."""
+def _cluster(seed: int, csi_nodes: str, perf_pods: int = 12):
+    """A random storage cluster plus ``perf_pods`` pods each with its own PV and claim as
+    scheduler_perf makes them (EBS or CSI source, some PVs given a zone affinity, some claims left
+    without their PV): node, object and pod manifests. ``csi_nodes``: "random" (the random
+    cluster's, differing per node), "none", or "uniform" (every node the same CSINode with small
+    limits, as the CSINode-limited volume cases: some nodes reach them)."""
     rng = random.Random(seed)
     node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=40, pvs=40, claims=40)
-    if not csi_nodes:
+    if csi_nodes != "random":
         object_ms = [o for o in object_ms if o["kind"] != "CSINode"]
+    if csi_nodes == "uniform":
+        limits = {"ebs.csi.aws.com": rng.choice([1, 2]), "csi.example.com": rng.choice([1, 2, None])}
+        migrated = ["kubernetes.io/aws-ebs"] if rng.random() < 0.5 else []
+        object_ms += [csi_node_manifest(n["metadata"]["name"], limits, migrated_plugins=migrated) for n in node_ms]
     for i in range(perf_pods):
         pv, pvc, volume = perf_volume_pair(rng.choice([PV_AWS, PV_CSI]), PVC, "default", 1000 + seed * 100 + i)
         r = rng.random()
@@ -65,19 +71,23 @@ def _verdicts(res, n):
     return [None if (s := res.status(i)) is None else (s.code(), tuple(s.reasons())) for i in range(n)]
 
 
-@pytest.mark.parametrize("csi_nodes", [False, True], ids=["no-csinode", "csinodes"])
+@pytest.mark.parametrize("csi_nodes", ["none", "random", "uniform"])
 @pytest.mark.parametrize("seed", range(4))
 def test_filter_passes_everywhere_stands_for_the_filter(seed, csi_nodes):
     """Where a plugin answers True after PreFilter, its vectorized Filter (on a fresh state, as
     the windows would ask it) passes every node, and VolumeBinding's state gives every node the
     PodVolumes the Filter would have given it; its ``score_zero_everywhere`` answering True comes
     with a Score of 0 on every node (with and without StorageCapacityScoring)."""
-    node_ms, object_ms, pod_ms = _cluster(seed, csi_nodes)
+    node_ms, object_ms, pod_ms = _cluster(seed, csi_nodes, perf_pods=40)
     nodes, objects, pods = load_objects(node_ms), load_objects(object_ms), load_objects(pod_ms)
-    snapshot = build_snapshot(nodes)
+    rng = random.Random(seed)
+    # half the pods on nodes of 8 (their volumes count against the limits), half to judge
+    existing = [p.with_node_name(rng.choice(nodes[:8]).name) for p in pods[::2]]
+    pods = pods[1::2] + existing[:5]
+    snapshot = build_snapshot(nodes, existing)
     batch = snapshot.batch()
     table = snapshot.table
-    taken = {"VolumeBinding": 0, "NodeVolumeLimits": 0, "score": 0}
+    taken = {"VolumeBinding": 0, "NodeVolumeLimits": 0, "score": 0, "NodeVolumeLimits declined": 0}
     for gates in (None, {"StorageCapacityScoring": True}):
         for name in ("VolumeBinding", "NodeVolumeLimits"):
             fw = new_framework(in_tree_registry(), single_plugin_profile(name), snapshot_shared_lister=snapshot,
@@ -92,9 +102,12 @@ def test_filter_passes_everywhere_stands_for_the_filter(seed, csi_nodes):
                     continue
                 everywhere = pl.filter_passes_everywhere(short, p, table)
                 res = pl.filter_vectorized(full, p, batch)
+                verdicts = _verdicts(res, len(batch))
                 if everywhere:
                     taken[name] += 1
-                    assert _verdicts(res, len(batch)) == [None] * len(batch), p.volumes
+                    assert verdicts == [None] * len(batch), p.volumes
+                elif name == "NodeVolumeLimits" and any(verdicts):
+                    taken["NodeVolumeLimits declined"] += 1
                 if name != "VolumeBinding":
                     continue
                 if everywhere:
@@ -110,8 +123,10 @@ def test_filter_passes_everywhere_stands_for_the_filter(seed, csi_nodes):
                         assert st is None and not np.asarray(scores).any(), p.volumes
                         taken["score"] += 1
     assert taken["VolumeBinding"] > 0 and taken["score"] > 0
-    if not csi_nodes:
+    if csi_nodes != "random":
         assert taken["NodeVolumeLimits"] > 0
+    if csi_nodes == "uniform":   # (and some node over a limit: answered False there)
+        assert taken["NodeVolumeLimits declined"] > 0
 
 
 def test_score_zero_everywhere_is_false_where_the_score_is_not():
@@ -141,7 +156,7 @@ def test_score_zero_everywhere_is_false_where_the_score_is_not():
     assert checked > 0
 
 
-def _schedule(seed: int, csi_nodes: bool, compiled: bool, gates: dict | None):
+def _schedule(seed: int, csi_nodes: str, compiled: bool, gates: dict | None):
     from fastsched.scheduler import Scheduler
 
     node_ms, object_ms, pod_ms = _cluster(seed, csi_nodes, perf_pods=30)
@@ -169,7 +184,7 @@ def _schedule(seed: int, csi_nodes: bool, compiled: bool, gates: dict | None):
 
 
 @pytest.mark.parametrize("gates", [None, {"StorageCapacityScoring": False}], ids=["default", "no-capacity-scoring"])
-@pytest.mark.parametrize("csi_nodes", [False, True], ids=["no-csinode", "csinodes"])
+@pytest.mark.parametrize("csi_nodes", ["none", "random", "uniform"])
 @pytest.mark.parametrize("seed", range(3))
 def test_shortcuts_place_as_the_windows_and_the_plugin_call_path(seed, csi_nodes, gates, monkeypatch):
     """Whole runs: the compiled cycle with the shortcuts, without them (every CYCLE Filter asked

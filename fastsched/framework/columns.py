@@ -179,6 +179,28 @@ class NodeDependentFilterState(Protocol):
     def filter_records_node_state(self, state: "CycleState") -> bool: ...
 
 
+class CycleFilterShortcuts(Protocol):
+    """Optional for a plugin with :data:`CYCLE` parts, asked each cycle after its PreFilter (and
+    taken only when the plugin's own class defines them beside ``filter_vectorized`` /
+    ``score_vectorized``: a subclass overriding one of the pair keeps the general path).
+
+    ``filter_passes_everywhere(state, pod, table)``: True promises that this cycle's
+    ``filter_vectorized`` answers :meth:`~fastsched.framework.vectorized.FilterVerdicts.all_pass`
+    on any batch of ``table``'s rows, and that the call has written to ``state`` what those
+    Filter calls would (VolumeBinding: the PodVolumes every node gets when each claim is bound to
+    a PV without node affinity). The compiled cycle then does not ask that Filter about each
+    window; with no other CYCLE Filter the kernel walks the order alone. False says nothing.
+
+    ``score_zero_everywhere(state, pod)`` (only for a Score without NormalizeScore): True promises
+    that this cycle's ``score_vectorized`` scores 0 on every node (VolumeBinding when no node has
+    a volume to bind or provision: upstream's Score finds no class to score). The compiled cycle
+    then neither calls it nor adds its column; the totals are the same."""
+
+    def filter_passes_everywhere(self, state: "CycleState", pod: "Pod", table: "NodeTable") -> bool: ...
+
+    def score_zero_everywhere(self, state: "CycleState", pod: "Pod") -> bool: ...
+
+
 class ResourceScoreColumns(Protocol):
     def column_score_params(self, state: "CycleState", pod: "Pod",
                             table: "NodeTable") -> ResourceScoreParams: ...

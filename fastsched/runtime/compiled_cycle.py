@@ -209,11 +209,13 @@ class _Plan:
         #: PreFilter plugins with a CYCLE Filter form, in PreFilter order: (name, pre_filter), run
         #: each cycle (also when the plugin is not enabled at Filter: Reserve may read its state)
         self.cycle_pre_filter = cycle_pre_filter
-        #: CYCLE Filters, in Filter order: (name, filter_vectorized, filter_window_mask or None)
+        #: CYCLE Filters, in Filter order: (name, filter_vectorized, filter_window_mask or None,
+        #: filter_passes_everywhere or None; see framework.columns.CycleFilterShortcuts)
         self.cycle_filter = cycle_filter
         #: PreScore plugins with a CYCLE Score form, in PreScore order: (name, pre_score)
         self.cycle_pre_score = cycle_pre_score
-        #: CYCLE Scores: (name, score_vectorized, normalize_score_vectorized or None, weight)
+        #: CYCLE Scores: (name, score_vectorized, normalize_score_vectorized or None, weight,
+        #: score_zero_everywhere or None; see framework.columns.CycleFilterShortcuts)
         self.cycle_score = cycle_score
         self.has_cycle_parts = bool(cycle_pre_filter or cycle_filter or cycle_pre_score or cycle_score)
         #: (C,) bool, the rows of the nodes a PreFilterResult named (None: every node); with
@@ -285,20 +287,22 @@ def _window_mask_of(plugin: Any, filter_vectorized: Any) -> Callable | None:
     return _paired_with_filter(plugin, "filter_window_mask", filter_vectorized)
 
 
-def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any) -> Callable | None:
+def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any,
+                        method: str = "filter_vectorized") -> Callable | None:
     """``plugin.<attr>`` (a shortcut standing for the plugin's vectorized Filter) when
     ``filter_vectorized`` is the plugin's own method of the class that defines ``attr``: a
     subclass overriding one of the two, or a wrapper around the vectorized Filter, keeps the
-    verdicts' path."""
+    verdicts' path. ``method``: the name of the vectorized method the shortcut stands for
+    (``score_vectorized`` for a Score shortcut)."""
     fn = getattr(plugin, attr, None)
     if fn is None:
         return None
     mro = type(plugin).__mro__
     mask_owner = next((c for c in mro if attr in c.__dict__), None)
-    vec_owner = next((c for c in mro if "filter_vectorized" in c.__dict__), None)
+    vec_owner = next((c for c in mro if method in c.__dict__), None)
     if mask_owner is None or mask_owner is not vec_owner or attr in getattr(plugin, "__dict__", {}):
         return None
-    if getattr(filter_vectorized, "__func__", None) is not vec_owner.__dict__["filter_vectorized"] \
+    if getattr(filter_vectorized, "__func__", None) is not vec_owner.__dict__[method] \
             or getattr(filter_vectorized, "__self__", None) is not plugin:
         return None
     return fn
@@ -1405,7 +1409,8 @@ class CompiledCycle:
             if skipped:
                 skip_filter = skip_filter | skipped
             filters = []
-            for name, vec, window_mask in plan.cycle_filter:
+            table = snapshot.table
+            for name, vec, window_mask, everywhere in plan.cycle_filter:
                 if name in skipped:
                     continue
                 # a Filter whose calls leave node-dependent state (NodeDependentFilterState) must
@@ -1414,8 +1419,13 @@ class CompiledCycle:
                 records = self._node_state_hooks.get(name)
                 if records is not None and records(state):
                     return None
+                if everywhere is not None and everywhere(state, pod, table):
+                    # it passes every row of the table this cycle (and has written the state
+                    # its Filter would): it ANDs nothing into any window, so it is not asked per
+                    # window; with no Filter left the kernel walks alone (_run_masked)
+                    continue
                 filters.append((vec, window_mask))
-            capacity = snapshot.table.capacity
+            capacity = table.capacity
             candidates = NodeBatch(snapshot.table, order)  # (PreFilter above saw every node; the windows are
             # the candidates', in ``order``)
 
@@ -1445,10 +1455,13 @@ class CompiledCycle:
                             return None
                 if skipped:
                     skip_score = skip_score | skipped
-                active = [entry for entry in plan.cycle_score if entry[0] not in skipped]
+                # a Score that scores 0 on every node this cycle (no NormalizeScore, see
+                # _compile_plan) adds nothing to any total: its column is neither made nor added
+                active = [entry for entry in plan.cycle_score
+                          if entry[0] not in skipped and (entry[4] is None or not entry[4](state, pod))]
             extra = np.empty((len(active), found), dtype=np.int64)
             weights = np.empty(len(active), dtype=np.int64)
-            for e, (name, score_vectorized, normalize, weight) in enumerate(active):
+            for e, (name, score_vectorized, normalize, weight, _) in enumerate(active):
                 scores, s = score_vectorized(state, pod, batch)
                 if s is not None and not s.is_success():
                     return None
@@ -1698,7 +1711,8 @@ class CompiledCycle:
                 vec = fw._filter_vectorized.get(name)
                 if vec is None:
                     raise _Decline(f"{name} has no filter_vectorized")
-                cycle_filter.append((name, vec, _window_mask_of(fpl, vec)))
+                cycle_filter.append((name, vec, _window_mask_of(fpl, vec),
+                                     _paired_with_filter(fpl, "filter_passes_everywhere", vec)))
             elif kind == RESOURCES:
                 if fit_cols is not None:
                     raise _Decline("more than one resource Filter")
@@ -1764,7 +1778,11 @@ class CompiledCycle:
                     normalize = vectorized_method(ext, "normalize_score_vectorized")
                     if normalize is None:
                         raise _Decline(f"{name} has no normalize_score_vectorized")
-                cycle_score.append((name, vec, normalize, weight))
+                # (a plugin's "0 on every node this cycle" stands for its Score only without a
+                # NormalizeScore: a normalized column of zeros need not be zeros)
+                zero = _paired_with_filter(spl, "score_zero_everywhere", vec, "score_vectorized") \
+                    if normalize is None else None
+                cycle_score.append((name, vec, normalize, weight, zero))
             elif form.score == RESOURCES:
                 # a RESOURCES score form promises column_score_params (fastsched.framework.columns)
                 rs.append((cast(ResourceScoreColumns, spl).column_score_params(states[name], pod, table), weight))

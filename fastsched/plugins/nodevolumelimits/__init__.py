@@ -88,6 +88,8 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         alphabet = string.ascii_lowercase + string.digits
         self.random_volume_id_prefix = "".join(rng.choice(alphabet) for _ in range(32))
         self._attached = RowCache(self._row_attached, self._on_row_change, self._on_reset)
+        #: (C,) int64 0..C-1: every row, for filter_passes_everywhere's sync of the whole table
+        self._every_row = np.zeros(0, dtype=np.int64)
         self._counts: dict[str, np.ndarray] = {}          # driver -> (C,) int64 attached volumes per row
         self._rows_of_volume: dict[str, set[int]] = {}     # unique name -> rows attaching it
         #: driver -> the maximum of its ``_counts`` column, while known (kept by _on_row_change: a
@@ -541,15 +543,67 @@ class NodeVolumeLimits(PreFilterPlugin, VectorizedFilterPlugin, EnqueueExtension
         passes unless reading the pod's volumes (or, with VolumeLimitScaling, a missing driver)
         fails, the same way on every row: no per-row arrays (pods with volumes, every cycle of
         the volume cases)."""
-        new = self._new_volumes(pod, None)
-        if not isinstance(new, Status) and new:
-            missing = self._driver_missing(lister, new, None)
-            if missing is not None:
-                new = missing
-        if not isinstance(new, Status):
+        new = self._without_csi_nodes_status(lister, pod)
+        if new is None:
             return FilterVerdicts.all_pass(n)
         return FilterVerdicts(np.full(n, int(new.code()), dtype=np.int8), np.zeros(n, dtype=np.int32),
                               [tuple(new.reasons())])
+
+    def _without_csi_nodes_status(self, lister: StorageLister, pod: Pod) -> Status | None:
+        """The one verdict of every row where no node has a CSINode (:meth:`_without_csi_nodes`)."""
+        new = self._new_volumes(pod, None)
+        if isinstance(new, Status):
+            return new
+        return self._driver_missing(lister, new, None) if new else None
+
+    def filter_passes_everywhere(self, state: CycleState, pod: Pod, table: NodeTable) -> bool:
+        """The compiled cycle's question after PreFilter (framework.columns.CycleFilterShortcuts):
+        True when :meth:`filter_vectorized` passes every row of ``table`` this cycle. It does when
+        the pod has no volume; when no node has a CSINode (one profile, no limits) and reading
+        the pod's volumes (and, with VolumeLimitScaling, their drivers) succeeds, the answer it
+        gives every row then (:meth:`_without_csi_nodes`); and when every row has the one CSINode
+        profile (the CSINode-limited volume cases), the pod's new volumes read there without a
+        missing driver, and no limit can be passed: no row's attached volumes fail to read and,
+        per limited driver, the pod's k new volumes fit on the row holding the most (counted with
+        every row brought up to date, as the windows bring theirs: each row's verdict is then the
+        one its window would give). The Filter writes no state (what the pod attaches is kept for
+        its row's reload as the windows keep it). False says nothing (the windows ask the Filter)."""
+        if not pod.volumes:
+            return True
+        lister = self._lister
+        if lister.known_empty("CSINode"):
+            return self._without_csi_nodes_status(lister, pod) is None
+        version = storage_version(lister.client)
+        _, profiles, uniform, _ = self._profiles(table, version)
+        if len(profiles) == 1:
+            return self._without_csi_nodes_status(lister, pod) is None
+        if uniform is None:
+            return False
+        csi_node = profiles[uniform]
+        new = self._new_volumes(pod, csi_node)
+        if isinstance(new, Status):
+            return False
+        if new and self._driver_missing(lister, new, csi_node) is not None:
+            return False
+        limits = self._limits(csi_node)
+        if not new or not limits:
+            return True
+        every = self._every_row
+        if len(every) != len(table.row_version):
+            every = self._every_row = np.arange(len(table.row_version), dtype=np.int64)
+        self._attached.sync(table, every, version)
+        if uniform:
+            self._remember_attached(pod, new)
+        if self._error_rows:
+            return False
+        for driver, limit in limits.items():
+            k = sum(1 for d in new.values() if d == driver)
+            if not k:
+                continue
+            count_col = self._counts.get(driver)
+            if k > limit or (count_col is not None and self._driver_max(driver, count_col) + k > limit):
+                return False
+        return True
 
     def filter_window_mask(self, state: CycleState, pod: Pod, nodes: fwk.NodeBatch, mask: np.ndarray,
                            first: bool) -> bool:

@@ -75,9 +75,12 @@ REASON_UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 class _StateData:
     """Upstream ``stateData``; ``vector_results`` holds the groups of the vectorized Filter (table,
     (n,) rows, (n,) group per row, PodVolumes per group) so a node's PodVolumes can be found
-    without a dict entry per node."""
+    without a dict entry per node; ``everywhere`` (table, PodVolumes) the one answer of every row
+    of that table when the compiled cycle was told the Filter passes everywhere
+    (:meth:`VolumeBinding.filter_passes_everywhere`)."""
 
-    __slots__ = ("all_bound", "pod_volumes_by_node", "claims", "has_static_bindings", "vector_results")
+    __slots__ = ("all_bound", "pod_volumes_by_node", "claims", "has_static_bindings", "vector_results",
+                 "everywhere")
 
     def __init__(self, claims: PodVolumeClaims | None = None) -> None:
         self.all_bound = False
@@ -85,6 +88,7 @@ class _StateData:
         self.claims = claims
         self.has_static_bindings = False
         self.vector_results: list[tuple[Any, np.ndarray, np.ndarray, list]] = []
+        self.everywhere: tuple[Any, PodVolumes] | None = None
 
     def clone(self) -> "_StateData":
         return self  # upstream shares the pointer across clones
@@ -104,6 +108,10 @@ class _StateData:
                     found = found.copy()   # each node gets its own, as upstream's per-node values
                     self.pod_volumes_by_node[node_name] = found
                     return found
+        everywhere = self.everywhere
+        if everywhere is not None and everywhere[0].row_of.get(node_name) is not None:
+            found = self.pod_volumes_by_node[node_name] = everywhere[1].copy()
+            return found
         return None
 
 
@@ -426,6 +434,22 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         Error verdict (:func:`~.storage_view.verdicts_into_mask`)."""
         return verdicts_into_mask(self.filter_vectorized(state, pod, nodes), nodes.rows, mask, first)
 
+    def filter_passes_everywhere(self, state: CycleState, pod: Pod, table: NodeTable) -> bool:
+        """The compiled cycle's question after PreFilter (framework.columns.CycleFilterShortcuts):
+        True when :meth:`filter_vectorized` would answer every row of ``table`` with "pass" and
+        empty PodVolumes this cycle (:meth:`_bound_node_free`: each claim bound to an existing PV
+        without node affinity, nothing waiting for a node), those PodVolumes then kept in the
+        state for every row (as the vectorized Filter keeps them for the rows it was asked
+        about): Score and Reserve find them for the nodes they are asked about."""
+        try:
+            s = _state(state)
+        except KeyError:
+            return False
+        if not self._bound_node_free(s):
+            return False
+        s.everywhere = (table, PodVolumes(None, None, None))
+        return True
+
     # -- PreScore / Score -----------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         if self.scorer is None:  # no scorer without the StorageCapacityScoring gate (alpha, off in v1.34)
@@ -437,6 +461,22 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         if s.has_static_bindings or self.enable_storage_capacity_scoring:
             return None
         return Status(Code.SKIP)
+
+    def score_zero_everywhere(self, state: CycleState, pod: Pod) -> bool:
+        """The compiled cycle's question before Score (framework.columns.CycleFilterShortcuts):
+        True when :meth:`score_vectorized` scores 0 on every node this cycle, because no node's
+        PodVolumes (none, or the Filter's answers so far) has a volume to bind or provision:
+        upstream's Score then fills no class in and its scorer answers 0 (``Score``,
+        ``buildScorerFunction``; VolumeBinding has no NormalizeScore). False says nothing."""
+        if self.scorer is None:
+            return True
+        s = state.storage.get(STATE_KEY)
+        if type(s) is not _StateData or s.has_static_bindings or s.pod_volumes_by_node:
+            return False
+        everywhere = s.everywhere
+        if everywhere is not None and self._score_volumes(everywhere[1]):
+            return False
+        return not any(self._score_volumes(volumes) for entry in s.vector_results for volumes in entry[3])
 
     def _score_volumes(self, volumes: PodVolumes | None) -> int:
         """``Score`` for a node's PodVolumes: the class utilizations through the shape, averaged."""
@@ -489,10 +529,14 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             s = _state(state)
         except KeyError as e:
             return np.zeros(n, dtype=np.int64), Status.from_error(e)
-        if not s.pod_volumes_by_node and not s.vector_results:
-            # no node has PodVolumes (a pod without claims, under the gate): 0 everywhere
+        if not s.pod_volumes_by_node and not s.vector_results and (
+                s.everywhere is None or not self._score_volumes(s.everywhere[1])):
+            # no node has PodVolumes (a pod without claims, under the gate), or every node the
+            # same that score 0 (filter_passes_everywhere's): 0 everywhere
             return np.zeros(n, dtype=np.int64), None
-        if not s.pod_volumes_by_node and all(entry[0] is nodes.table for entry in s.vector_results):
+        # (_score_groups gives rows outside the groups 0: not when ``everywhere`` may score them)
+        if not s.pod_volumes_by_node and (s.everywhere is None or not self._score_volumes(s.everywhere[1])) \
+                and all(entry[0] is nodes.table for entry in s.vector_results):
             return self._score_groups(s, nodes), None
         out = np.zeros(n, dtype=np.int64)
         scores: dict[int, int] = {}   # id(PodVolumes) -> score: one per Filter group

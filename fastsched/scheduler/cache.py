@@ -107,12 +107,9 @@ class UidMap:
         """``remove(uid)`` when ``uid`` maps to ``value`` (the uid parsed once, not by a ``get``
         and then a ``remove``)."""
         self._last = (None, -1)
-        parsed = _table.parse_uid(uid)
-        if parsed is None:
-            if self._other.get(uid, -1) == value:
-                self._other.pop(uid, None)  # (value -1 with uid absent: as get, then remove)
-        elif self._index.get(*parsed) == value:
-            self._index.remove(*parsed)
+        # (a canonical UUID is only ever in the compiled index, any other uid only in the dict)
+        if not self._index.remove_if(uid, value) and self._other and self._other.get(uid, -1) == value:
+            self._other.pop(uid, None)  # (value -1 with uid absent: as get, then remove)
 
     def remove(self, uid: str) -> None:
         self._last = (None, -1)

@@ -261,6 +261,32 @@ cdef class Accounts:
         self._account(row, rec, -1, version)
         return row
 
+    def release(self, int64_t rec, int64_t version):
+        """:meth:`remove` of record ``rec``, then its columns cleared as a freed record's (template
+        -1, flags 0; :meth:`remove` already set its row to -1). Returns ``(row, flags, signature,
+        affinity signature, template)`` as the record held them, for the table's Python-side
+        bookkeeping (one call where the record's removal read and wrote eight array elements one
+        by one: a preemption victim's removal). IndexError for a record outside the columns,
+        KeyError for one on no row (nothing changed either way)."""
+        cdef int64_t row
+        cdef uint8_t flags
+        cdef int32_t signature, affinity_signature, template
+        self._check_writable()
+        if rec < 0 or rec >= self.pod_row.shape[0]:
+            raise IndexError(f"pod record {rec} outside {self.pod_row.shape[0]} records")
+        row = self.pod_row[rec]
+        if row < 0:
+            raise KeyError(f"pod record {rec} is not on a row")
+        flags = self.pod_flags[rec]
+        signature = self.pod_signature[rec]
+        affinity_signature = self.pod_affinity_signature[rec]
+        template = self.pod_template[rec]
+        self._unlink(row, rec)
+        self._account(row, rec, -1, version)  # (reads the flags: cleared after it)
+        self.pod_template[rec] = -1
+        self.pod_flags[rec] = 0
+        return row, flags, signature, affinity_signature, template
+
     def add_many(self, const int64_t[::1] rows, const int64_t[::1] recs, int64_t version):
         """:meth:`add` for each ``(rows[i], recs[i])`` in order, versions ``version + 1 + i``;
         returns the last version."""
@@ -536,6 +562,21 @@ cdef class UidIndex:
             return -1
         i = self._slot(hi, lo)
         return -1 if i < 0 else self.val[i]
+
+    def remove_if(self, object uid, int64_t value):
+        """Remove uid string ``uid`` when it maps to ``value``; returns whether it did (False
+        for a uid that is not a canonical UUID: the caller keeps those elsewhere). One call for
+        what ``parse_uid``, :meth:`get` and :meth:`remove` did as three."""
+        cdef uint64_t hi, lo
+        cdef Py_ssize_t i
+        if not _parse(uid, &hi, &lo):
+            return False
+        i = self._slot(hi, lo)
+        if i < 0 or self.val[i] != value:
+            return False
+        self.val[i] = -2
+        self.used -= 1
+        return True
 
     def put(self, uint64_t hi, uint64_t lo, int64_t value):
         self._reserve(1)

@@ -129,19 +129,21 @@ def pod_scheduling_properties_change(new_pod: Pod, old_pod: Pod, is_target_pod: 
     else:
         r = EventResource.UNSCHEDULED_POD
     actions = []
-    if dict(new_pod.labels) != dict(old_pod.labels):
+    # (the same object on both sides, as a status patch's copy shares them: equal, nothing to compare)
+    if new_pod.labels is not old_pod.labels and dict(new_pod.labels) != dict(old_pod.labels):
         actions.append(ActionType.UPDATE_POD_LABEL)
     # extractPodScaleDown / extractPodScaleUp: PodRequests without the DRA node-allocatable claim
     # statuses (a status write by DynamicResources' PreBind or Unreserve is no resize)
     new_req, old_req = requests_without_claim_statuses(new_pod), requests_without_claim_statuses(old_pod)
-    for name, old_v in old_req.items():
-        if name not in new_req or old_v > new_req[name]:
-            actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
-            break
-    for name, new_v in new_req.items():
-        if name not in old_req or new_v > old_req[name]:
-            actions.append(ActionType.UPDATE_POD_SCALE_UP)
-            break
+    if new_req is not old_req:
+        for name, old_v in old_req.items():
+            if name not in new_req or old_v > new_req[name]:
+                actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+                break
+        for name, new_v in new_req.items():
+            if name not in old_req or new_v > old_req[name]:
+                actions.append(ActionType.UPDATE_POD_SCALE_UP)
+                break
     if not new_pod.scheduling_gates and old_pod.scheduling_gates:
         actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
     if len(new_pod.tolerations) != len(old_pod.tolerations):

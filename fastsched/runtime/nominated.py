@@ -587,8 +587,19 @@ class NominatedUsage:
             # (get), so when it holds none for this uid no entry has it and the comparison of
             # every uid (strings, one Python compare each) is not needed
             node_for = getattr(getattr(self.handle, "pod_nominator", None), "nominated_node_for", None)
-            if node_for is None or node_for(self.uid) is not None:
+            if node_for is None:
                 keep &= uids != self.uid
+            else:
+                node = node_for(self.uid)
+                row = None if node is None else self.table.row_of.get(node)
+                if row is not None:
+                    # the nominator holds one nomination per pod: its entry can only be on the row of
+                    # the node it is nominated to (the arrays list the rows of nodes in the table),
+                    # so only the uids there are compared (not every entry's, one Python string
+                    # compare each: the pods bound after their preemption, up to hundreds queued)
+                    for q in np.flatnonzero(rows == row).tolist():
+                        if uids[q] == self.uid:
+                            keep[q] = False
             if keep.all():  # (the arrays are never written in place: shared, not copied)
                 self._selected = (rows, vectors, np.arange(len(rows)), {int(q): p for q, p in ports} if ports else {})
             else:

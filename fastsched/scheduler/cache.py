@@ -107,12 +107,9 @@ class UidMap:
         """``remove(uid)`` when ``uid`` maps to ``value`` (the uid parsed once, not by a ``get``
         and then a ``remove``)."""
         self._last = (None, -1)
-        parsed = _table.parse_uid(uid)
-        if parsed is None:
-            if self._other.get(uid, -1) == value:
-                self._other.pop(uid, None)  # (value -1 with uid absent: as get, then remove)
-        elif self._index.get(*parsed) == value:
-            self._index.remove(*parsed)
+        # (a canonical UUID is only ever in the compiled index, any other uid only in the dict)
+        if not self._index.remove_if(uid, value) and self._other and self._other.get(uid, -1) == value:
+            self._other.pop(uid, None)  # (value -1 with uid absent: as get, then remove)
 
     def remove(self, uid: str) -> None:
         self._last = (None, -1)
@@ -399,7 +396,8 @@ class PodMap(dict):
         b = bulk.index.get(uid)
         if b < 0 or not bulk.flags[b] & IN_PODS:
             return None
-        return bulk.pod(b)
+        pod = bulk.objects.get(b)  # (BulkPods.pod inline: a victim's lookups come here twice)
+        return bulk.snapshot.table.pod_info(int(bulk.rec[b])).pod if pod is None else pod
 
     def __missing__(self, uid: str) -> "Pod":
         pod = self._bulk_pod(uid) if self._bulk.n_live else None
@@ -719,10 +717,13 @@ def pop_bulk_pod(uid: str, controller_of: Any, pods: PodMap, keys: KeyIndex, ord
     b = bulk.index.get(uid)
     if b < 0 or bulk.flags[b] & IN_SCHEDULER != IN_SCHEDULER:
         return None
-    pod = bulk.pod(b)
+    pod = bulk.objects.get(b)  # (BulkPods.pod inline)
+    if pod is None:
+        pod = bulk.snapshot.table.pod_info(int(bulk.rec[b])).pod
     ns, name = pod.namespace, pod.name
     controller = controller_of(pod)
-    if (not ns or bulk.by_name.get(ns, {}).get(name) != b or bulk.namespaces[bulk.ns[b]] != ns
+    names = bulk.by_name.get(ns)
+    if (not ns or names is None or names.get(name) != b or bulk.namespaces[bulk.ns[b]] != ns
             or bulk.owners[bulk.owner[b]] != controller or f"{ns}/{name}" in keys._d):
         return None
     # (the views' get: an empty dict for the namespace and the controller key, kept)
@@ -834,8 +835,10 @@ class Cache:
     def _unplace_bulk(self, b: int) -> "Pod":
         """Take bulk pod ``b`` off its node (or out of the ghosts); the cache no longer holds it."""
         bulk = self.bulk
-        pod = bulk.pod(b)
         rec = int(bulk.rec[b])
+        pod = bulk.objects.get(b)  # (BulkPods.pod, with the record read once)
+        if pod is None:
+            pod = self.snapshot.table.pod_info(rec).pod
         if rec >= 0:
             # on the table at its record (a ghost's record is gone: ``remove_node`` detaches it),
             # so no ghost: the record goes as ``_unplace`` would find and remove it

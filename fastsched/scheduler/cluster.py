@@ -1381,8 +1381,10 @@ class Cluster:
 
     def _reconcile_owner(self, pod: Pod) -> None:
         """Reconcile the controller of a pod that was deleted or ended, if it is known."""
-        owner = next((ref for ref in pod.owner_references if ref.controller), None)
-        if owner is None:
+        for owner in pod.owner_references:  # (a loop, not a generator: every victim comes here)
+            if owner.controller:
+                break
+        else:
             return
         obj = self._objects.get(owner.kind, {}).get(f"{pod.namespace}/{owner.name}")
         if obj is not None and obj.uid == owner.uid:

@@ -1103,12 +1103,16 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
     def remove_record(self, rec: int, row: int = -1) -> PodInfo:
         """:meth:`remove_pod` of the pod at live record ``rec`` (on ``row``, -1: the record's), for
         a caller that knows the record (a bulk pod's, see ``BulkPods.rec``): no node name to look
-        up and no scan of the node's records for the uid."""
-        if row < 0:
-            row = int(self.pod_row[rec])
+        up and no scan of the node's records for the uid. The record's own row is the one used
+        (``row``, when given, is that row)."""
         if self._shared:
             self._own_accounts()
-        pi = self.pod_info(rec)
+        pi = self.pod_info(rec)  # (before the release: built from the record's template)
+        self.version += 1
+        # the unlink, the row's sums and the freed record's columns in one compiled step; what it
+        # read comes back for the Python-side counts (a victim's removal read and wrote them one
+        # array element at a time)
+        row, flags, signature, affinity_signature, t = self._acc.release(rec, self.version)
         lst = self._row_lists.get(row)
         if lst is not None:  # the list mirrors the records: the last one moves into the gap
             for i, other in enumerate(lst):
@@ -1116,34 +1120,43 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
                     lst[i] = lst[-1]
                     lst.pop()
                     break
-        flags = int(self.pod_flags[rec])
-        self.version += 1
-        self._acc.remove(rec, self.version)
-        self._count_signature(row, int(self.pod_signature[rec]), -1)
+        self._count_signature(row, signature, -1)
         if flags & FLAG_AFFINITY:
             self.total_pods_with_affinity -= 1
-            self._count_affinity_signature(row, int(self.pod_affinity_signature[rec]), -1)
+            self._count_affinity_signature(row, affinity_signature, -1)
         if flags & FLAG_REQUIRED_ANTI:
             self.total_pods_with_req_anti -= 1
         if flags & FLAG_TERMINATING:
             self.total_terminating_pods -= 1
-        if flags & FLAG_HOST_PORTS:
-            self._count_ports(row, self._record_derived(rec).host_ports, -1)
-        self._free_record(rec)
+        if flags & FLAG_HOST_PORTS:  # (the template, which the release returned, is still live)
+            derived = self._pod_templates[t].derived if t >= 0 else self._derive(pi.pod)
+            self._count_ports(row, derived.host_ports, -1)
+        # the rest of _free_record (the release cleared the columns)
+        if t >= 0:
+            self._release_template(t)
+        self.pod_names[rec] = None
+        self._pod_uid_str.pop(rec, None)
+        self._pod_infos.pop(rec, None)
+        self._freed_records.append(rec)
         return pi
+
+    def _release_template(self, t: int) -> None:
+        """A record no longer refers to pod template ``t``: forgotten (with its prototype) when
+        nothing does."""
+        tmpl = self._pod_templates[t]
+        assert tmpl is not None  # the record's template is live
+        tmpl.refs -= 1
+        if tmpl.refs == 0:
+            del self._pod_template_index[tmpl.key]
+            self._pod_templates[t] = None
+            self._free_pod_templates.append(t)
 
     def _free_record(self, rec: int) -> None:
         if self._shared:
             self._own_accounts()
         t = int(self.pod_template[rec])
         if t >= 0:
-            tmpl = self._pod_templates[t]
-            assert tmpl is not None  # the record's template is live
-            tmpl.refs -= 1
-            if tmpl.refs == 0:  # nothing refers to the template: forget it (and its prototype)
-                del self._pod_template_index[tmpl.key]
-                self._pod_templates[t] = None
-                self._free_pod_templates.append(t)
+            self._release_template(t)
         self.pod_template[rec] = -1
         self.pod_row[rec] = -1
         self.pod_names[rec] = None

@@ -327,3 +327,42 @@ def test_the_nomination_index_appended_in_place_keeps_every_answer(seed):
     for got, held in answers:
         assert _arrays_as_lists(got) == held
     assert appended > 40  # the in-place path was taken
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_counted_leaves_out_the_pods_own_nomination_as_a_comparison_of_every_uid(seed):
+    """NominatedUsage.counted compares the pod's uid only on the row of the node it is nominated
+    to: the same selection as comparing every entry's uid, for pods nominated (to nodes of the
+    table or to one it does not have), not nominated, or nominated since the last answer."""
+    import random
+
+    import numpy as np
+
+    from fastsched.framework.types import PodInfo
+    from fastsched.testing import make_pod
+
+    rng = random.Random(7 + seed)
+    s, fw, nominator = _with_nominator(10, "64", "64Gi")
+    table = s.cache.update_snapshot().table
+    width = len(table.resource_names)
+    index = nominated.NominationIndex()
+    pods = [make_pod(f"p{i}", uid=f"{i:08x}-0000-4000-8000-000000000000" if i % 3 else f"uid-p{i}",
+                     cpu="1", priority=rng.randint(0, 2)) for i in range(30)]
+    excluded = 0
+    for _ in range(120):
+        pod = rng.choice(pods)
+        op = rng.random()
+        if op < 0.4:
+            node = rng.choice([f"n{rng.randrange(10)}", "not-a-node"])
+            nominator.add_nominated_pod(PodInfo(pod.replace(nominated_node_name=node)))
+        elif op < 0.55:
+            nominator.delete_nominated_pod_if_exists(pod)
+        ask = rng.choice(pods)
+        got = nominated.NominatedUsage(fw, index, ask, table, width).counted()
+        rows, prios, vectors, uids, ports, _ = index.arrays
+        keep = (prios >= (ask.priority or 0)) & (uids != ask.uid)
+        excluded += int(((prios >= (ask.priority or 0)) & (uids == ask.uid)).any())
+        assert got[0].tolist() == rows[keep].tolist()
+        assert got[1].tolist() == vectors[keep].tolist()
+        assert got[2].tolist() == np.flatnonzero(keep).tolist()
+    assert excluded > 5  # (the pod's own entry was there to leave out)

@@ -767,6 +767,55 @@ def test_pod_scheduling_properties_change():
                                                                           ActionType.UPDATE)]
 
 
+def _properties_change_by_value(new_pod, old_pod, is_target_pod=False):
+    """``pod_scheduling_properties_change`` comparing labels and requests by value always (as
+    before the shortcut for the objects a status patch shares)."""
+    from fastsched.api.resources import requests_without_claim_statuses
+    r = (EventResource.ASSIGNED_POD if new_pod.node_name else
+         EventResource.TARGET_POD if is_target_pod else EventResource.UNSCHEDULED_POD)
+    actions = []
+    if dict(new_pod.labels) != dict(old_pod.labels):
+        actions.append(ActionType.UPDATE_POD_LABEL)
+    new_req, old_req = requests_without_claim_statuses(new_pod), requests_without_claim_statuses(old_pod)
+    if any(n not in new_req or v > new_req[n] for n, v in old_req.items()):
+        actions.append(ActionType.UPDATE_POD_SCALE_DOWN)
+    if any(n not in old_req or v > old_req[n] for n, v in new_req.items()):
+        actions.append(ActionType.UPDATE_POD_SCALE_UP)
+    if not new_pod.scheduling_gates and old_pod.scheduling_gates:
+        actions.append(ActionType.UPDATE_POD_SCHEDULING_GATES_ELIMINATED)
+    if len(new_pod.tolerations) != len(old_pod.tolerations):
+        actions.append(ActionType.UPDATE_POD_TOLERATIONS)
+    if tuple(new_pod.resource_claim_statuses) != tuple(old_pod.resource_claim_statuses):
+        actions.append(ActionType.UPDATE_POD_GENERATED_RESOURCE_CLAIM)
+    return [ClusterEvent(r, a) for a in actions or [ActionType.UPDATE]]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pod_scheduling_properties_change_shared_objects_as_by_value(seed):
+    # status patches (with_status: labels and request totals shared), replaces (equal copies) and
+    # real changes of labels, requests, gates and tolerations, in seeded combinations
+    rng = random.Random(seed)
+    for _ in range(60):
+        kw = {"cpu": rng.choice(["100m", "1", "2"]), "labels": {"a": rng.choice("12")}}
+        if rng.random() < 0.3:
+            kw["schedulingGates"] = [{"name": "g"}]
+        old = make_pod("p", **kw)
+        old.requests  # (the totals computed, as a queued pod's are)
+        pick = rng.random()
+        if pick < 0.4:
+            new = old.with_status(nominated_node_name=rng.choice(["", "n1"]))
+            assert new.labels is old.labels and new.requests is old.requests  # (the shortcut's case)
+        elif pick < 0.6:
+            new = old.replace(labels=dict(old.labels))  # equal labels, another object
+        else:
+            kw2 = dict(kw, cpu=rng.choice(["100m", "1", "2"]), labels={"a": rng.choice("12")})
+            if rng.random() < 0.5:
+                kw2.pop("schedulingGates", None)
+            new = make_pod("p", **kw2)
+        for target in (False, True):
+            assert pod_scheduling_properties_change(new, old, target) == _properties_change_by_value(new, old, target)
+
+
 def test_update_labels_the_pods_own_update_target_pod():
     """``PriorityQueue.Update`` (v1.37.2): the pod's own update is TargetPod, so a registration for
     another unscheduled pod's update (UnscheduledPod) does not requeue it, a TargetPod or Pod one

@@ -9,7 +9,7 @@ import pytest
 
 from fastsched.scheduler import Scheduler
 from fastsched.scheduler.cache import IN_CACHE, Cache, UidMap
-from fastsched.snapshot.table import NodeTable
+from fastsched.snapshot.table import FLAG_AFFINITY, FLAG_HOST_PORTS, FLAG_REQUIRED_ANTI, NodeTable
 
 from tests.scheduler.test_bulk_pod_deletes import _Log, index_state, preemption_run, with_controllers
 from tests.snapshot.test_bulk import table_state
@@ -138,3 +138,118 @@ def test_node_table_remove_record_is_remove_pod(seed):
     assert ta.version == tb.version
     assert table_state(ta) == table_state(tb)  # (the schedulers' bulk entries still name the records)
     assert np.array_equal(ta.requested, tb.requested) and np.array_equal(ta.pod_count, tb.pod_count)
+
+
+def _remove_record_step_by_step(self, rec, row=-1):
+    """``NodeTable.remove_record`` as it was before ``Accounts.release``: the record's columns
+    read one by one, ``Accounts.remove``, then ``_free_record``."""
+    from fastsched.snapshot.table import FLAG_TERMINATING
+    if row < 0:
+        row = int(self.pod_row[rec])
+    if self._shared:
+        self._own_accounts()
+    pi = self.pod_info(rec)
+    lst = self._row_lists.get(row)
+    if lst is not None:
+        for i, other in enumerate(lst):
+            if other is pi:
+                lst[i] = lst[-1]
+                lst.pop()
+                break
+    flags = int(self.pod_flags[rec])
+    self.version += 1
+    self._acc.remove(rec, self.version)
+    self._count_signature(row, int(self.pod_signature[rec]), -1)
+    if flags & FLAG_AFFINITY:
+        self.total_pods_with_affinity -= 1
+        self._count_affinity_signature(row, int(self.pod_affinity_signature[rec]), -1)
+    if flags & FLAG_REQUIRED_ANTI:
+        self.total_pods_with_req_anti -= 1
+    if flags & FLAG_TERMINATING:
+        self.total_terminating_pods -= 1
+    if flags & FLAG_HOST_PORTS:
+        self._count_ports(row, self._record_derived(rec).host_ports, -1)
+    self._free_record(rec)
+    return pi
+
+
+def _record_columns(t: NodeTable) -> dict:
+    """The per-record columns and free lists (what ``table_state`` does not read)."""
+    n = len(t.pod_row)
+    return {"cols": {name: getattr(t, name)[:n].tolist() for name in (
+                "pod_row", "pod_next", "pod_prev", "pod_flags", "pod_signature", "pod_affinity_signature",
+                "pod_template", "row_first", "row_last")},
+            "names": list(t.pod_names), "uid_str": dict(t._pod_uid_str), "infos": sorted(t._pod_infos),
+            "freed": list(t._freed_records), "free_templates": list(t._free_pod_templates),
+            "templates": [None if x is None else x.refs for x in t._pod_templates],
+            "template_keys": len(t._pod_template_index), "change": t._change_pos.tolist()}
+
+
+def _mixed_signatures():
+    """Bound pods of five label sets, a third of them with required anti-affinity of four
+    selectors, some with a host port: label and affinity signature numbers that differ on a
+    pod (the workloads' pods share one of each)."""
+    from fastsched.testing import make_node, make_pod
+    nodes = [make_node(f"n{i}", cpu="32", memory="64Gi") for i in range(8)]
+    pods = []
+    for i in range(90):
+        spec = {}
+        if i % 3 == 0:
+            spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": f"a{i % 4}"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+        pods.append(make_pod(f"p{i}", cpu="100m", labels={"app": f"a{i % 5}"}, node_name=f"n{i % 8}",
+                             host_ports=(8000 + i,) if i % 7 == 0 else (), **spec))
+    return [], nodes, pods
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("name", ["random-1", "random-2", "anti-affinity", "generated-1", "mixed-signatures"])
+def test_remove_record_by_release_is_the_step_by_step_removal(name, seed, monkeypatch):
+    # every bound pod removed by record, in a seeded order, with the row's PodInfo list built on
+    # some rows, after a few one-by-one adds (records without a template): Accounts.release's one
+    # step against the removal reading and writing the columns one element at a time
+    build = _mixed_signatures if name == "mixed-signatures" else BUILDS[name]
+    a, b = in_bulk(build), in_bulk(build)
+    rng = random.Random(seed)
+    ta, tb = a.snapshot.table, b.snapshot.table
+    pods = [p for p in a.pods.values() if p.node_name]
+    rng.shuffle(pods)
+    rows = sorted(ta.row_of.values())
+    for row in rng.sample(rows, min(10, len(rows) - 2)):  # PodInfo lists built on some rows
+        assert [pi.pod.uid for pi in ta.pods[row]] == [pi.pod.uid for pi in tb.pods[row]]
+    assert ta.built_pod_rows()
+    flags = 0
+    for p in pods[:120]:
+        rec = ta.find_pod(p.node_name, p.uid)
+        assert rec == tb.find_pod(p.node_name, p.uid) >= 0
+        flags |= int(ta.pod_flags[rec])
+        row = ta.row_of[p.node_name] if rng.random() < 0.5 else -1
+        pa = ta.remove_record(rec, row)
+        pb = _remove_record_step_by_step(tb, rec, row)
+        assert pa.pod.uid == pb.pod.uid == p.uid
+    # (the flags' branches ran: affinity and anti-affinity pods, pods with host ports)
+    want = {"anti-affinity": FLAG_AFFINITY | FLAG_REQUIRED_ANTI, "random-1": FLAG_HOST_PORTS,
+            "random-2": FLAG_HOST_PORTS,
+            "mixed-signatures": FLAG_AFFINITY | FLAG_REQUIRED_ANTI | FLAG_HOST_PORTS}.get(name, 0)
+    assert flags & want == want
+    assert ta.version == tb.version
+    assert table_state(ta) == table_state(tb)
+    assert _record_columns(ta) == _record_columns(tb)
+    assert np.array_equal(ta.requested, tb.requested) and np.array_equal(ta.nonzero_requested, tb.nonzero_requested)
+
+
+def test_accounts_release_answers_what_the_record_held_and_refuses_a_bad_record():
+    s = in_bulk(BUILDS["random-1"])
+    t = s.snapshot.table
+    p = next(p for p in s.pods.values() if p.node_name)
+    rec = t.find_pod(p.node_name, p.uid)
+    want = (t.row_of[p.node_name], int(t.pod_flags[rec]), int(t.pod_signature[rec]),
+            int(t.pod_affinity_signature[rec]), int(t.pod_template[rec]))
+    assert t._acc.release(rec, t.version + 1) == want
+    assert (int(t.pod_row[rec]), int(t.pod_flags[rec]), int(t.pod_template[rec])) == (-1, 0, -1)
+    with pytest.raises(KeyError, match=f"pod record {rec} is not on a row"):
+        t._acc.release(rec, t.version + 2)  # (already released: on no row)
+    with pytest.raises(IndexError, match="outside"):
+        t._acc.release(len(t.pod_row), t.version + 2)
+    with pytest.raises(IndexError, match="outside"):
+        t._acc.release(-1, t.version + 2)

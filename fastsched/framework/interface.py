@@ -202,6 +202,17 @@ class ReservePlugin(Plugin):
     #: declaration.
     binding_idle_on_pre_filter_skip: ClassVar[bool] = False
 
+    #: fastsched extension, optional (also read on PreBind plugins): a method
+    #: ``binding_idle(state, pod, node_name) -> bool`` answering, where Reserve would be called for
+    #: ``pod`` on ``node_name``, whether its Reserve would answer Success and, leaving in
+    #: ``state`` what it would, make its Unreserve and PreBind do nothing and its PreBindPreFlight
+    #: answer Skip (a True answer leaves that in ``state``; a False one may leave only what
+    #: Reserve leaves too). When every Reserve and PreBind plugin is idle by the declaration
+    #: above or by this answer and no Permit plugin runs, the framework calls none of them for the
+    #: pod (``Framework.idle_binding_at``). VolumeBinding defines it (every claim bound: upstream's
+    #: AllBound); ``tests/runtime/test_binding_idle.py`` checks it against the plugin's calls.
+    binding_idle: ClassVar[Any] = None
+
     @abc.abstractmethod
     def reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None: ...
 

@@ -210,6 +210,8 @@ class Framework(Handle):
         #: the cycle's skip_filter_plugins -> its IdleBinding, or None when some Reserve, Permit or
         #: PreBind plugin may work for a pod with that skip set (see idle_binding)
         self._idle_bindings: dict[frozenset[str], IdleBinding | None] = {}
+        #: idle_binding_at's memo: skip set -> (plan, the judges of the plugins left) or None
+        self._judged_bindings: dict[frozenset[str], tuple[IdleBinding, tuple[Any, ...]] | None] = {}
         #: OpportunisticBatching (upstream computeBatchablePlugins): the PreFilter, Filter, PreScore
         #: and Score plugins that sign, whether every one of them can, and the batch state (None
         #: when the gate is off)
@@ -1343,6 +1345,47 @@ class Framework(Handle):
                                tuple(pl.name() for pl in self.pre_bind_plugins))
         self._idle_bindings[skipped] = plan
         return plan
+
+    def idle_binding_at(self, state: CycleState, pod: "Pod", node_name: str) -> "IdleBinding | None":
+        """:meth:`idle_binding` for ``pod`` placed on ``node_name``: also when the Reserve and
+        PreBind plugins its PreFilters did not skip each judge themselves idle for this pod on this
+        node (``ReservePlugin.binding_idle``: VolumeBinding when every claim of the pod is bound,
+        upstream's AllBound). Asked where the binding cycle would call Reserve (after the assume or
+        in its place): a judge that answers True has left in ``state`` what its Reserve would
+        have, so that its Unreserve, PreBindPreFlight and PreBind (a failed Bind, a PostBind
+        plugin) see the same; one that answers False may have left only what its Reserve leaves
+        too. The plan of a skip set and its judges are found once per skip set."""
+        skipped = state.skip_filter_plugins
+        plan = self.idle_binding_for(skipped)
+        if plan is not None:
+            return plan
+        try:
+            judged = self._judged_bindings[skipped]
+        except KeyError:
+            judged = self._judged_bindings[skipped] = self._judged_binding(skipped)
+        if judged is None:
+            return None
+        for pl in judged[1]:
+            if not pl.binding_idle(state, pod, node_name):
+                return None
+        return judged[0]
+
+    def _judged_binding(self, skipped: frozenset[str]) -> "tuple[IdleBinding, tuple[Any, ...]] | None":
+        """The plan :meth:`idle_binding_at` gives for skip set ``skipped`` and the plugins it asks
+        (each once, in the Reserve then PreBind order; the plugins, not their bound methods, so
+        that a fork's copy asks its own), or None when some Reserve or PreBind plugin neither
+        skipped the pod idly nor judges itself, or a Permit plugin runs."""
+        if self.permit_plugins:
+            return None
+        judges: list[Any] = []
+        for pl in self.reserve_plugins + self.pre_bind_plugins:
+            if _idle(pl, skipped) or any(pl is j for j in judges):
+                continue
+            if getattr(pl, "binding_idle", None) is None:
+                return None
+            judges.append(pl)
+        return IdleBinding(tuple(pl.name() for pl in self.reserve_plugins),
+                           tuple(pl.name() for pl in self.pre_bind_plugins)), tuple(judges)
 
     def run_idle_points(self, state: CycleState, plan: "IdleBinding", pre_flights: bool) -> None:
         """What :meth:`run_reserve_plugins_reserve`, :meth:`run_permit_plugins`,

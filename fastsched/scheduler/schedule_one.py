@@ -539,7 +539,9 @@ class ScheduleOneMixin:
         binders = fw.bind_plugins
         if len(binders) != 1 or type(binders[0]) is not DefaultBinder:
             return None
-        idle = fw.idle_binding(state)
+        # (Reserve's place: a plugin that judges its own idleness, VolumeBinding with every claim
+        # bound, leaves what its Reserve would in the state, see Framework.idle_binding_at)
+        idle = fw.idle_binding_at(state, assumed, assumed.node_name)
         if idle is None:
             return None
         cache = self.cache
@@ -726,9 +728,9 @@ class ScheduleOneMixin:
 
         if (self.use_idle_binding and self._recording is None and not self._open_records and not self.extenders
                 and fw.decision_sink is None):
-            idle = fw.idle_binding(state)
+            idle = fw.idle_binding_at(state, assumed, host)
             if idle is not None:
-                # Reserve and Permit call no plugin and end in Success (Framework.idle_binding)
+                # Reserve and Permit call no plugin and end in Success (Framework.idle_binding_at)
                 fw.run_idle_points(state, idle, self._pre_flights)
                 pta = state.get(PODS_TO_ACTIVATE_KEY)
                 if pta is not None and pta.map:

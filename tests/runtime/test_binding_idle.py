@@ -81,3 +81,92 @@ def test_runs_agree_with_the_declarations_honoured_and_ignored(cls, nnn_for_expe
     honoured, ignored = outcomes(True), outcomes(False)
     assert honoured == ignored
     assert any(status == "Scheduled" for run in honoured for _, status, *_ in run)
+
+
+def _volume_binding(s: Scheduler):
+    return next(pl for pl in s.profiles["default-scheduler"].reserve_plugins if pl.name() == "VolumeBinding")
+
+
+def _assumed(pl) -> tuple:
+    return dict(pl.binder.pv_cache._assumed), dict(pl.binder.pvc_cache._assumed)
+
+
+def _storage_schedulers(source: str):
+    """Schedulers with their incoming pods added: the oracle's seeded volume scenarios, or
+    :func:`storage_check_scenario`'s random storage clusters."""
+    from fastsched.testing import storage_check_scenario
+
+    for seed in SEEDS:
+        if source == "oracle":
+            scenario = generate("volumes", seed)
+            s = _scheduler(scenario)
+            s.add(list(scenario["incoming"]))
+        else:
+            sc = storage_check_scenario(seed, nodes=8, claims=30, pvs=24)
+            s = Scheduler(seed=seed)
+            s.add(sc.objects)
+            s.add_nodes(sc.nodes)
+            s.add_pods(sc.running + sc.incoming)
+        yield s
+
+
+@pytest.mark.parametrize("source", ("oracle", "storage"))
+def test_volume_bindings_judgement_agrees_with_its_calls(source):
+    """``VolumeBinding.binding_idle`` (every claim bound: upstream's AllBound) against the calls
+    it stands for, on the oracle's seeded scenarios (bound, WaitForFirstConsumer, Immediate and
+    missing claims, PVs with and without affinity): two cycle states from the same PreFilter and
+    Filter; where the judgement on one answers True, Reserve on the other answers Success with
+    ``all_bound`` set and assumes nothing, and on the judged state PreBindPreFlight answers Skip,
+    PreBind Success and Unreserve restores nothing; where it answers False, Reserve works (it
+    assumes bindings or provisions, or fails) or the node's PodVolumes are not empty. Both answers
+    occur."""
+    idle = busy = 0
+    for s in _storage_schedulers(source):
+        pl = _volume_binding(s)
+        nodes = list(s.snapshot.batch())
+        for pod in [p for p in s.cluster.pods.values() if not p.node_name]:
+            states = []
+            for _ in range(2):
+                state = CycleState()
+                _, st = pl.pre_filter(state, pod, nodes)
+                states.append(state)
+            if st is not None:
+                continue
+            for ni in nodes[:3]:
+                node_name = ni.node().name
+                judged, reserved = states
+                if any(pl.filter(state, pod, ni) is not None for state in states):
+                    continue
+                before = _assumed(pl)
+                answer = pl.binding_idle(judged, pod, node_name)
+                assert _assumed(pl) == before
+                st = pl.reserve(reserved, pod, node_name)
+                if answer:
+                    idle += 1
+                    assert st is None and reserved.read("VolumeBinding").all_bound
+                    assert judged.read("VolumeBinding").all_bound
+                    assert _assumed(pl) == before, pod.key
+                    assert pl.pre_bind_pre_flight(judged, pod, node_name).code() == Code.SKIP
+                    assert pl.pre_bind(judged, pod, node_name) is None
+                    pl.unreserve(judged, pod, node_name)
+                    assert _assumed(pl) == before
+                else:
+                    busy += 1
+                    volumes = reserved.read("VolumeBinding").pod_volumes_by_node.get(node_name)
+                    assert (st is not None or not reserved.read("VolumeBinding").all_bound
+                            or (volumes is not None and (volumes.static_bindings or volumes.dynamic_provisions)))
+                    pl.unreserve(reserved, pod, node_name)
+                    assert _assumed(pl) == before
+    assert idle > 0 and busy > 0, (idle, busy)
+
+
+def test_a_subclass_overriding_reserve_is_not_judged():
+    from fastsched.plugins.volumebinding import VolumeBinding
+
+    class Custom(VolumeBinding):
+        def reserve(self, state, pod, node_name):
+            return super().reserve(state, pod, node_name)
+
+    assert VolumeBinding()._idle_judgeable
+    assert not Custom()._idle_judgeable
+    assert not Custom().binding_idle(CycleState(), None, "n0")

@@ -828,3 +828,121 @@ def test_the_commit_skips_assigned_pod_added_by_the_memo():
             sys.setprofile(None)
         assert s._bind_commit.done == 10
         assert calls[0] == (10 if unschedulable else 0), (unschedulable, calls)
+
+
+#: scheduler_perf's volume templates (templates/pv-aws.yaml, pvc.yaml): the pairs are made bound
+_PV_TEMPLATE = {"apiVersion": "v1", "kind": "PersistentVolume", "spec": {
+    "accessModes": ["ReadOnlyMany"], "awsElasticBlockStore": {"volumeID": "<volume-id>"},
+    "capacity": {"storage": "1Gi"}, "persistentVolumeReclaimPolicy": "Retain"}}
+_PVC_TEMPLATE = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                 "metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "true"}},
+                 "spec": {"accessModes": ["ReadOnlyMany"], "resources": {"requests": {"storage": "1Gi"}}}}
+
+
+def _bound_claims_build(seed, *, failing_writes=0, failing_binds=0, plugins=None):
+    """A random storage cluster (claims of every kind, pods with one to three of them) and pods
+    whose claims are all bound (scheduler_perf's volume pairs, one to two a pod, some pods with
+    an unbound claim beside them), plain pods between. ``failing_writes``: every n-th API write
+    of a PV or a claim fails (VolumeBinding's PreBind, after the assume); ``failing_binds``: every
+    n-th ``Cluster.bind`` fails; ``plugins``: the default profile's plugins (with the Waiter)."""
+    from fastsched.sim.storage import perf_volume_objects
+
+    def build():
+        rng = random.Random(seed * 31 + 7)
+        sc = storage_check_scenario(seed, nodes=10, claims=30, pvs=24)
+        if plugins is None:
+            s = Scheduler(load_config(V1), seed=seed)
+        else:
+            cfg = load_config({**V1, "profiles": [{"schedulerName": "default-scheduler", "plugins": plugins}]},
+                              registry_names=["Waiter"])
+            s = Scheduler(cfg, seed=seed, registry=Registry({"Waiter": lambda a, h: Waiter()}))
+        s.add(sc.objects)
+        s.add_nodes(sc.nodes)
+        s.add_pods(sc.running)
+        pvs, pvcs, volumes = perf_volume_objects(_PV_TEMPLATE, _PVC_TEMPLATE, "default", 0, 60)
+        for pv, pvc in zip(pvs, pvcs):
+            s.add_object(pvc)
+            s.add_object(pv)
+        loose = [p for p in sc.incoming if p.volumes]
+        pods, at = [], 0
+        for i in range(40):
+            k = rng.choice((1, 1, 2))
+            mounted = [dict(v) for v in volumes[at:at + k]]
+            at += k
+            name = f"{'wait-' if i % 5 == 0 else ''}bound-{i}"
+            if loose and rng.random() < 0.2:  # bound claims beside the volumes of another pod
+                mounted += [dict(v, name=f"extra-{j}") for j, v in enumerate(rng.choice(loose).volumes)]
+                name = f"mixed-{i}"
+            pods.append(make_pod(name, cpu=rng.choice(("100m", "300m", "1")), volumes=mounted))
+            if rng.random() < 0.4:
+                pods.append(make_pod(f"plain-{i}", cpu="200m"))
+        s.add_pods(pods + sc.incoming)
+        if failing_writes:
+            writes = []
+            real_update = s.cluster.update_object
+
+            def update_object(obj):
+                if type(obj).__name__ in ("PersistentVolume", "PersistentVolumeClaim"):
+                    writes.append(obj.name)
+                    if len(writes) % failing_writes == 0:
+                        raise RuntimeError("the API server is unavailable")
+                return real_update(obj)
+            s.cluster.update_object = update_object
+        if failing_binds:
+            binds = []
+            real_bind = s.cluster.bind
+
+            def bind(pod, node_name):
+                binds.append(pod.uid)
+                if len(binds) % failing_binds == 0:
+                    raise RuntimeError("etcd is down")
+                return real_bind(pod, node_name)
+            s.cluster.bind = bind
+        return s
+    return build
+
+
+@pytest.mark.parametrize("seed", [3, 14, 27])
+def test_pods_whose_claims_are_all_bound(seed):
+    """Pods whose claims are all bound (upstream's AllBound: VolumeBinding's Reserve, PreBind and
+    Unreserve have nothing to do, ``VolumeBinding.binding_idle``) take the compiled binding path
+    beside pods whose claims VolumeBinding binds, and the runs leave the generic path's state;
+    each of them is served by the compiled path (the served attempts drop by as many when
+    VolumeBinding judges nothing idle)."""
+    from fastsched.plugins.volumebinding import VolumeBinding
+
+    counts, states = _compare(_bound_claims_build(seed), lambda s, seen, path: s.run(until=120.0))
+    bound = [r for r in states["generic"]["results"] if r[5] == "Scheduled" and "default/bound-" in r[6]]
+    assert len(bound) > 20
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(VolumeBinding, "binding_idle", lambda self, state, pod, node_name: False)
+        s = _configure(_bound_claims_build(seed)(), "compiled")
+        s.run(until=120.0)
+    assert counts["compiled"][0] - s.served >= len(bound), (counts["compiled"], s.served, len(bound))
+
+
+@pytest.mark.parametrize("seed", [5, 8])
+def test_pods_with_bound_claims_beside_failing_volume_writes(seed):
+    """VolumeBinding's PreBind failing after the assume (every 3rd API write of a PV or claim
+    raises) for the pods whose claims it binds, beside pods with bound claims on the compiled
+    path: the failing pods are unreserved, forgotten and requeued as on the generic path."""
+    _, states = _compare(_bound_claims_build(seed, failing_writes=3), lambda s, seen, path: s.run(until=120.0))
+    assert states["generic"]["metrics"][0]["error"] > 0
+
+
+@pytest.mark.parametrize("seed", [6, 9])
+def test_pods_with_bound_claims_and_the_stock_binder_failing(seed):
+    """``Cluster.bind`` failing every 4th call and volume writes every 5th: pods with bound claims
+    taken by the idle path (an instance's ``cluster.bind``: no compiled commit) are assumed,
+    unreserved (VolumeBinding's Unreserve: nothing to restore), forgotten and requeued as on the
+    generic path."""
+    _, states = _compare(_bound_claims_build(seed, failing_writes=5, failing_binds=4),
+                         lambda s, seen, path: s.run(until=120.0), generic=False, committed=False)
+    assert states["generic"]["metrics"][0]["error"] > 3
+
+
+def test_pods_with_bound_claims_and_a_permit_plugin():
+    """A Permit plugin (pods named ``wait-*`` wait, then time out): no pod, bound claims or not,
+    takes the idle or compiled path (Framework.idle_binding_at asks no plugin then)."""
+    _compare(_bound_claims_build(4, plugins={"permit": {"enabled": [{"name": "Waiter"}]}}),
+             lambda s, seen, path: s.run(until=60.0), served=False)

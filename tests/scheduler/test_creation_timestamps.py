@@ -100,3 +100,65 @@ def test_the_kept_timestamp_text_is_the_formatted_one_on_random_sequences():
             stamped = with_creation_timestamp(claim, timestamp)
             assert stamped.creation_timestamp == timestamp
             assert stamped.manifest["metadata"].get("creationTimestamp") == _rfc3339(timestamp), (seed, timestamp)
+
+
+def _replaced(obj, timestamp):
+    """``with_creation_timestamp`` as it was written before the field copy: through ``replace``."""
+    from fastsched.api import storage
+
+    manifest = obj.manifest
+    if manifest:
+        meta = dict(manifest.get("metadata") or {})
+        text = storage._rfc3339(timestamp)
+        if text is None:
+            meta.pop("creationTimestamp", None)
+        else:
+            meta["creationTimestamp"] = text
+        manifest = {**manifest, "metadata": meta}
+    new = obj.replace(manifest=manifest, creation_timestamp=timestamp)
+    new.admitted = obj.admitted
+    new.decoded_under = obj.decoded_under
+    return new
+
+
+def _all_fields(obj):
+    import dataclasses
+
+    return type(obj), [(f.name, getattr(obj, f.name)) for f in dataclasses.fields(obj)], \
+        [(f.name, type(getattr(obj, f.name))) for f in dataclasses.fields(obj)]
+
+
+def test_the_field_copy_of_a_creation_timestamp_is_replaces_object_on_random_objects():
+    """``with_creation_timestamp``'s field copy (classes whose only ``__post_init__`` is
+    KubeObject's: PVs, claims, storage classes, CSINodes, ...) against ``replace``: every field
+    equal, of the same type, the compare=False ones (manifest, admitted, decoded_under) included;
+    on random storage clusters' objects and nodes and pods (``replace`` kept for them), with
+    random timestamps (None too), admission states, uids cleared after a rename and labels set
+    to plain dicts. The copy is taken for PVs and claims."""
+    import random
+
+    from fastsched.api import storage
+    from fastsched.api.objects import Node, Pod
+    from fastsched.testing import storage_check_scenario
+
+    copied = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        sc = storage_check_scenario(seed, nodes=6, claims=20, pvs=16)
+        for obj in list(sc.objects) + list(sc.nodes) + list(sc.running)[:5]:
+            copied += storage._replace_copier(type(obj)) is not None
+            if isinstance(obj, (Node, Pod)):  # (their own __post_init__)
+                assert storage._replace_copier(type(obj)) is None
+            for _ in range(3):
+                obj.admitted = rng.random() < 0.5
+                obj.decoded_under = rng.choice((None, (frozenset(), True), (frozenset({("G", True)}), False)))
+                if rng.random() < 0.2:
+                    obj.name, obj.uid = obj.name + "-renamed", ""
+                if rng.random() < 0.2:
+                    obj.labels = dict(obj.labels, extra="x")
+                timestamp = rng.choice((None, 1e9, float(rng.randint(0, 2_000_000_000))))
+                assert _all_fields(storage.with_creation_timestamp(obj, timestamp)) == \
+                    _all_fields(_replaced(obj, timestamp)), type(obj).__name__
+    assert copied > 50
+    assert storage._replace_copier(storage.PersistentVolume) is not None
+    assert storage._replace_copier(storage.PersistentVolumeClaim) is not None

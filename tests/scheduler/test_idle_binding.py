@@ -123,8 +123,9 @@ def test_random_clusters(seed, config):
     assert served > 30
 
 
-def test_storage_pods_take_the_generic_path():
-    """Pods with claims (VolumeBinding's Reserve and PreBind work) beside pods without."""
+def test_storage_pods():
+    """Pods with claims (VolumeBinding's Reserve and PreBind work, or, every claim bound, the idle
+    path: VolumeBinding.binding_idle) beside pods without."""
     def build():
         sc = storage_check_scenario(7, nodes=14, claims=40, pvs=30)
         s = Scheduler(load_config(V1), seed=7)

@@ -165,6 +165,14 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             shape = self.args.effective_shape(True) or ()  # (never None with the gate on)
             self.scorer = BrokenLinearFunction([(p.utilization, p.score * scale) for p in shape])
 
+    @property
+    def _idle_judgeable(self) -> bool:
+        """Whether :meth:`binding_idle` may answer for this plugin's class: none of the methods
+        it answers for overridden."""
+        cls = type(self)
+        return cls is VolumeBinding or all(getattr(cls, m) is getattr(VolumeBinding, m)
+                                           for m in ("reserve", "unreserve", "pre_bind_pre_flight", "pre_bind"))
+
     #: a Skip from PreFilter (the pod has no claims) leaves Reserve, Unreserve, PreBindPreFlight and
     #: PreBind nothing to do (see ReservePlugin.binding_idle_on_pre_filter_skip)
     binding_idle_on_pre_filter_skip = True
@@ -615,6 +623,27 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
         except BinderError as e:
             return Status.from_error(str(e))
         return None
+
+    def binding_idle(self, state: CycleState, pod: Pod, node_name: str) -> bool:
+        """Whether :meth:`reserve` would find every claim of ``pod`` bound (upstream's AllBound)
+        and leave nothing to undo or bind (see ``ReservePlugin.binding_idle``): the node's
+        PodVolumes absent (no claim), or empty with :meth:`VolumeBinder.are_pod_volumes_bound`
+        True, as :meth:`reserve` decides it; ``all_bound`` is then set as it sets it, and
+        :meth:`pre_bind_pre_flight` would answer Skip, :meth:`pre_bind` Success, :meth:`unreserve`
+        revert nothing. PodVolumes with bindings or provisions (even with every claim bound: its
+        Unreserve would restore their PVs and claims), no PreFilter state (Reserve's Error), or a
+        subclass that overrides one of these four methods: False, the general path."""
+        if not self._idle_judgeable:
+            return False
+        s = state.storage.get(STATE_KEY)
+        if type(s) is not _StateData:
+            return False
+        volumes = s.pod_volumes(node_name)  # (what reserve() reads first, cached as it caches it)
+        if volumes is not None and (volumes.static_bindings or volumes.dynamic_provisions
+                                    or not self.binder.are_pod_volumes_bound(pod)):
+            return False
+        s.all_bound = True
+        return True
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         try:

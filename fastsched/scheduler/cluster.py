@@ -1419,7 +1419,6 @@ class Cluster:
         self._reconcile_owner(self._delete_pod(victim, f"preempted by {preemptor.key} on node {node_name}"))
 
     def clear_nominated_node_name(self, pod: Pod) -> None:
-        cur = self.pods.get(pod.uid)
         """Clear a pod's ``status.nominatedNodeName`` (preemption's lower-priority nominees)."""
         cur = self.pods.get(pod.uid)
         if cur is not None and cur.nominated_node_name:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,8 @@ from fastsched import Scheduler
 from fastsched.errors import FastschedError
 from tests.api.test_mutation_fuzz import field_paths
 
+#: FASTSCHED_FUZZ_SCALE=N draws N times the examples (a longer round than the suite's)
+SCALE = int(os.environ.get("FASTSCHED_FUZZ_SCALE", "1"))
 ROOT = Path(__file__).resolve().parents[2]
 DUMP: dict = json.loads(json.dumps(yaml.safe_load((ROOT / "examples" / "cluster.yaml").read_text())))
 
@@ -38,7 +41,7 @@ WRONG = [None, True, False, 0, -1, 7, 2 ** 63, -2 ** 63 - 1, 1e300, 2.5, "", "x"
          "1e999", [], [1], ["a", "b"], {}, {"k": 1}, {"name": None}]
 DELETE = object()
 DUPLICATE = object()
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=40 * SCALE, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -645,7 +645,17 @@ def _struct_report(src: Mapping, struct: _Struct, path: str, go_path: str, repor
                 report.folded.append(_field_path(path, key))
         name, sub = entry
         if value is not None:
-            field_go_path = f"{go_path}.{name}" if go_path else name
+            embedded = _EMBEDDED_GO.get(struct.name)
+            if embedded is not None and name in embedded[1]:
+                # a field promoted from an embedded struct: the decoder's error context names the
+                # embedded struct on the way (``Volume.spec.volumes.VolumeSource.hostPath``)
+                field_go_path = f"{go_path}.{embedded[0]}.{name}" if go_path else f"{embedded[0]}.{name}"
+            elif not go_path and name in _TYPE_META:
+                # a kind's own apiVersion and kind, from its embedded TypeMeta (``Pod.TypeMeta.kind``:
+                # scheduler_perf's typed decoding of a template; the API server reads them first)
+                field_go_path = f"TypeMeta.{name}"
+            else:
+                field_go_path = f"{go_path}.{name}" if go_path else name
             if sub is None:
                 leaf = struct.leaves[name]
                 if not leaf.ok(value):
@@ -712,6 +722,20 @@ _EMBEDDED: dict[str, frozenset[str]] = {
                                      "V1SecretKeySelector")},
 }
 _TYPE_META = frozenset({"apiVersion", "kind"})
+#: by schema struct name: the Go name of the struct it embeds and the JSON fields it has through
+#: it, for the decoder's error text (sigs.k8s.io/json's ``decodeState.object`` pushes the embedded
+#: field's name onto the error context's field stack before the promoted field's: k8s.io/api
+#: v0.37.2's embedded structs, TypeMeta aside, which the API server reads first)
+_EMBEDDED_GO: dict[str, tuple[str, frozenset[str]]] = {
+    "V1Volume": ("VolumeSource", _VOLUME_SOURCE), "V1PersistentVolumeSpec": ("PersistentVolumeSource", _PV_SOURCE),
+    "V1EphemeralContainer": ("EphemeralContainerCommon", _CONTAINER_COMMON),
+    "V1Probe": ("ProbeHandler", _EMBEDDED["V1Probe"]),
+    **{name: ("DeviceConfiguration", frozenset({"opaque"}))
+       for name in ("V1DeviceClaimConfiguration", "V1DeviceAllocationConfiguration", "V1DeviceClassConfiguration")},
+    **{name: ("LocalObjectReference", _LOCAL_REF) for name in (
+        "V1ConfigMapVolumeSource", "V1SecretProjection", "V1ConfigMapProjection", "V1ConfigMapEnvSource",
+        "V1SecretEnvSource", "V1ConfigMapKeySelector", "V1SecretKeySelector")},
+}
 
 #: the kinds upstream's scheduler_perf decodes into typed objects (getSpecFromFile,
 #: getSpecFromTextTemplateFile): :func:`typed_yaml` knows their embedded structs

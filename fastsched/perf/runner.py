@@ -394,6 +394,9 @@ class _Executor(WorkloadOps):
         from ..api.schema import decode, schema_kinds
 
         doc_kind = doc.get("kind") or kind
+        if kind is not None and doc_kind != kind and type(doc_kind) is not str and kind in schema_kinds():
+            # a kind of another type: UnmarshalStrict into the op's type refuses it at TypeMeta.kind
+            doc_kind = kind
         if kind is not None and doc_kind != kind:
             raise WorkloadError(f"{what}: {path}: expected a {kind}, got kind {doc_kind!r}")
         if doc_kind not in MODELLED_KINDS:

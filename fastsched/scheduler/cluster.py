@@ -28,7 +28,7 @@ import copy
 import dataclasses
 import itertools
 import math
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -78,6 +78,8 @@ _BULK_CHUNK = 1 << 17
 _UNBOUND_RUN_MIN = 8
 #: kinds whose changes the PV controller reacts to by binding claims that do not wait for a consumer
 _PV_CONTROLLER_KINDS = frozenset({"PersistentVolumeClaim", "PersistentVolume", "StorageClass"})
+_K = TypeVar("_K", bound=KubeObject)
+
 #: kinds the storage admission touches on create (claims' default class, classes' creationTimestamp)
 _PV_ADMISSION_KINDS = frozenset({"PersistentVolumeClaim", "StorageClass"})
 #: ``<resource>.<group>`` as upstream's AlreadyExists errors name them
@@ -316,6 +318,8 @@ class Cluster:
                         pending, batch = batch, []
                         self._flush_nodes(pending)
                     node = self._admitted(node, Node)
+                if node.creation_timestamp is None:
+                    node = self._created(node, None)
                 batch.append(node)
                 if len(batch) >= _BULK_CHUNK:
                     pending, batch = batch, []
@@ -342,7 +346,7 @@ class Cluster:
         node = self._admitted(node, Node)
         if self._store.has_node(node.name):
             raise ManifestError(f'nodes "{node.name}" already exists')
-        self._handler.on_node_add(node)
+        self._handler.on_node_add(self._created(node, None))
         self._reconcile_kind("DaemonSet")
 
     def update_node(self, node: Any) -> None:
@@ -350,7 +354,7 @@ class Cluster:
         old = self._store.get_node(node.name)
         if old is None:
             raise not_found("Node", node.name)
-        self._handler.on_node_update(old, node)
+        self._handler.on_node_update(old, self._created(node, old))
         self._reconcile_kind("DaemonSet")
 
     def delete_node(self, name: str) -> None:
@@ -363,6 +367,7 @@ class Cluster:
     def add_namespace(self, ns: Any) -> None:
         ns = self._admitted(ns, Namespace)
         existed = ns.name in self.namespaces
+        ns = self._created(ns, self.namespaces.get(ns.name))
         self.namespaces[ns.name] = ns
         if _namespace_terminating(ns):
             self._terminating_namespaces.add(ns.name)
@@ -387,7 +392,7 @@ class Cluster:
             # the registry's create of a taken name (genericregistry.Store.Create)
             raise ManifestError(f'{group_resource("PriorityClass")} "{pc.name}" already exists',
                                 source=f"PriorityClass {pc.name}")
-        self.priority_classes[pc.name] = pc
+        self.priority_classes[pc.name] = self._created(pc, None)
         self._global_default_pc = None
 
     def update_priority_class(self, pc: Any) -> None:
@@ -411,11 +416,11 @@ class Cluster:
             default = self._global_default_priority_class()
             if default is not None and default.name != pc.name:
                 raise _second_default(pc, default)
-        self.priority_classes[pc.name] = pc
+        self.priority_classes[pc.name] = self._created(pc, old)
         self._global_default_pc = None
 
     def add_pdb(self, pdb: Any) -> None:
-        pdb = self._admitted(pdb, PodDisruptionBudget)
+        pdb = self._created(self._admitted(pdb, PodDisruptionBudget), None)
         self.pdbs[pdb.key] = pdb
         self._handler.on_pdb_add(pdb)
 
@@ -1005,14 +1010,7 @@ class Cluster:
             obj = synced_volume(obj)  # the PV controller's part: a new unclaimed volume is Available
         store = self._objects.setdefault(obj.KIND, {})
         old = store.get(obj.key)
-        # the API server's metadata.creationTimestamp: set on create from its clock, and immutable
-        # (an update keeps the stored one, whatever it says). A create that gives one keeps it: a
-        # cluster dump's objects were created before, and their stored times are what readers see.
-        if old is None:
-            if obj.creation_timestamp is None:
-                obj = with_creation_timestamp(obj, self.creation_time())
-        elif obj.creation_timestamp != old.creation_timestamp:
-            obj = with_creation_timestamp(obj, old.creation_timestamp)
+        obj = self._created(obj, old)
         if old is not None:
             self._index_controller(old, False)
             if isinstance(old, ResourceClaim):
@@ -1029,6 +1027,18 @@ class Cluster:
         self._object_event(obj.KIND, ActionType.UPDATE if old is not None else ActionType.ADD, old, obj)
         if obj.KIND in _PV_CONTROLLER_KINDS:
             self._pv_controller_sync(obj)
+        return obj
+
+    def _created(self, obj: _K, old: KubeObject | None) -> _K:
+        """``obj`` with the API server's ``metadata.creationTimestamp``: set on create (``old``
+        None) from its clock, and immutable (an update keeps ``old``'s, whatever it says). A create
+        that gives one keeps it: a cluster dump's objects were created before, and their stored
+        times are what readers see."""
+        if old is None:
+            if obj.creation_timestamp is None:
+                return with_creation_timestamp(obj, self.creation_time())
+        elif obj.creation_timestamp != old.creation_timestamp:
+            return with_creation_timestamp(obj, old.creation_timestamp)
         return obj
 
     def creation_time(self) -> float:
@@ -1421,7 +1431,6 @@ class Cluster:
         self._reconcile_owner(self._delete_pod(victim, f"preempted by {preemptor.key} on node {node_name}"))
 
     def clear_nominated_node_name(self, pod: Pod) -> None:
-        cur = self.pods.get(pod.uid)
         """Clear a pod's ``status.nominatedNodeName`` (preemption's lower-priority nominees)."""
         cur = self.pods.get(pod.uid)
         if cur is not None and cur.nominated_node_name:

@@ -199,7 +199,7 @@ def _parse(data: Any, base: Path) -> Sweep:
     # (sorted as text: YAML keys may be numbers, null or booleans too, which do not sort with strings)
     unknown = sorted(set(data) - set(_TOP_LEVEL), key=str)
     if unknown:
-        raise SweepError(f"{unknown[0]}: unknown field (known: {', '.join(_TOP_LEVEL)})")
+        raise SweepError(f"{_key_text(unknown[0])}: unknown field (known: {', '.join(_TOP_LEVEL)})")
     name = str(data.get("name") or "sweep")
     sweep_seed = data.get("seed", 0)
     if not isinstance(sweep_seed, int) or isinstance(sweep_seed, bool) or sweep_seed < 0:
@@ -250,7 +250,20 @@ def _field_names(params: Mapping[Any, Any], where: str) -> None:
     YAML key that is a number, null or a boolean (``1: x``) is refused here, naming it."""
     for key in params:
         if not isinstance(key, str):
-            raise SweepError(f"{where}: {key!r}: a field name must be a string, got {type(key).__name__}")
+            raise SweepError(f"{where}: {_key_text(key)}: a field name must be a string, got {_yaml_type(key)}")
+
+
+def _key_text(key: Any) -> str:
+    """A mapping key as the YAML file spells it (``null``, ``true``, ``1``), not as Python prints it
+    (``None``, ``True``): a sweep's author wrote YAML."""
+    if key is None or isinstance(key, bool):
+        return {None: "null", True: "true", False: "false"}[key]
+    return str(key)
+
+
+def _yaml_type(value: Any) -> str:
+    """The YAML name of a value's type (``null``, ``bool``, ``int``, ``float``, ``str``)."""
+    return "null" if value is None else type(value).__name__
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=,+-]*")
@@ -381,14 +394,20 @@ def _absolute_value(key: str, value: Any, base: Path) -> Any:
 def _set_dotted(data: dict, key: str, value: Any, where: str) -> None:
     parts = key.split(".")
     target: Any = data
-    for part in parts[:-1]:
+    for i, part in enumerate(parts[:-1]):
         if isinstance(target, list):
             if not part.isdigit() or int(part) >= len(target):
                 raise SweepError(f"{where}: no item {part} in the scenario's list")
             target = target[int(part)]
         elif isinstance(target, dict):
-            if part not in target or not isinstance(target[part], (dict, list)):
-                target[part] = {}
+            if target.get(part) is None:
+                target[part] = {}  # (a field the scenario leaves out: the override adds it)
+            elif not isinstance(target[part], (dict, list)):
+                # (replacing the scalar by a mapping of the one key would hand the run a field of
+                # another type, refused only once the run loads its scenario)
+                inner = ".".join(parts[:i + 1])
+                raise SweepError(f"{where}: {inner} is {_yaml_type(target[part])} {target[part]!r} in the scenario: "
+                                 f"no field inside it to override (override {inner} itself)")
             target = target[part]
         else:
             raise SweepError(f"{where}: the scenario has no field to override here")

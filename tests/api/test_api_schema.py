@@ -582,11 +582,11 @@ def test_free_form_object_fields_are_untouched():
      "json: cannot unmarshal number 9223372036854775808 into Go struct field PodSpec.spec.activeDeadlineSeconds "
      "of type int64"),
     ({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": "100m"}]}}, "spec.volumes[0].persistentVolumeClaim",
-     "json: cannot unmarshal string into Go struct field Volume.spec.volumes.persistentVolumeClaim of type "
+     "json: cannot unmarshal string into Go struct field Volume.spec.volumes.VolumeSource.persistentVolumeClaim of type "
      "v1.PersistentVolumeClaimVolumeSource"),
     ({"spec": {"volumes": [{"name": "v", "persistentVolumeClaim": float("inf")}]}},
      "spec.volumes[0].persistentVolumeClaim",
-     "json: cannot unmarshal number into Go struct field Volume.spec.volumes.persistentVolumeClaim of type "
+     "json: cannot unmarshal number into Go struct field Volume.spec.volumes.VolumeSource.persistentVolumeClaim of type "
      "v1.PersistentVolumeClaimVolumeSource"),
     ({"spec": {"restartPolicy": ["Always"]}}, "spec.restartPolicy",  # a named string type
      "json: cannot unmarshal array into Go struct field PodSpec.spec.restartPolicy of type v1.RestartPolicy"),
@@ -609,6 +609,27 @@ def test_free_form_object_fields_are_untouched():
      "json: cannot unmarshal array into Go struct field PodSpec.spec.nodeName of type string"),
     ({"spec": {"NodeName": {}, "bogus": 1}}, "spec.nodeName",
      "json: cannot unmarshal object into Go struct field PodSpec.spec.nodeName of type string"),
+    # a field of an embedded struct: the error context names the embedded struct (these texts are
+    # apimachinery v0.37.2's strict JSON serializer's, run on the same documents)
+    ({"spec": {"volumes": [{"name": "v", "hostPath": 5}]}}, "spec.volumes[0].hostPath",
+     "json: cannot unmarshal number into Go struct field Volume.spec.volumes.VolumeSource.hostPath of type "
+     "v1.HostPathVolumeSource"),
+    ({"spec": {"volumes": [{"name": "v", "configMap": {"name": 5}}]}}, "spec.volumes[0].configMap.name",
+     "json: cannot unmarshal number into Go struct field "
+     "ConfigMapVolumeSource.spec.volumes.VolumeSource.configMap.LocalObjectReference.name of type string"),
+    ({"spec": {"containers": [{"name": "c", "livenessProbe": {"exec": 5}}]}}, "spec.containers[0].livenessProbe.exec",
+     "json: cannot unmarshal number into Go struct field Probe.spec.containers.livenessProbe.ProbeHandler.exec of "
+     "type v1.ExecAction"),
+    ({"spec": {"ephemeralContainers": [{"name": "c", "image": 5}]}}, "spec.ephemeralContainers[0].image",
+     "json: cannot unmarshal number into Go struct field EphemeralContainer.spec.ephemeralContainers."
+     "EphemeralContainerCommon.image of type string"),
+    # (a field that is the struct's own, beside the embedded ones: no embedded name)
+    ({"spec": {"volumes": [{"name": 5}]}}, "spec.volumes[0].name",
+     "json: cannot unmarshal number into Go struct field Volume.spec.volumes.name of type string"),
+    # a kind's apiVersion, as scheduler_perf's typed decoding of a template reports it
+    # (sigs.k8s.io/yaml UnmarshalStrict; the API server reads apiVersion and kind first)
+    ({"apiVersion": 5}, "apiVersion",
+     "json: cannot unmarshal number into Go struct field Pod.TypeMeta.apiVersion of type string"),
 ])
 def test_values_of_the_wrong_json_type_are_refused_as_go_refuses_them(document, path, message):
     with pytest.raises(ManifestError) as info:

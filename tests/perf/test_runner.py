@@ -410,6 +410,25 @@ def test_a_wrong_typed_field_in_a_rendered_pod_is_the_ops_error(tmp_path):
            "ObjectMeta.metadata.name of type string" in r.reason, r.reason
 
 
+@pytest.mark.parametrize("head, message", [
+    ("apiVersion: 5\nkind: Pod", "apiVersion: json: cannot unmarshal number into Go struct field "
+                                  "Pod.TypeMeta.apiVersion of type string"),
+    ("apiVersion: v1\nkind: [1]", "kind: json: cannot unmarshal array into Go struct field Pod.TypeMeta.kind of "
+                                   "type string"),
+    ("apiVersion: v1\nkind: Node", "expected a Pod, got kind 'Node'"),
+])
+def test_a_templates_apiversion_or_kind_of_another_type_is_refused_at_typemeta(tmp_path, head, message):
+    """UnmarshalStrict into the op's type (sigs.k8s.io/yaml, encoding/json) names the embedded
+    TypeMeta in the field of the error (Go 1.26's text, checked on these templates)."""
+    (tmp_path / "config.yaml").write_text(
+        "- name: T\n  workloadTemplate: [{opcode: createPods, count: 1, collectMetrics: true,"
+        " podTemplatePath: pod.yaml}]\n  workloads: [{name: w}]\n")
+    (tmp_path / "pod.yaml").write_text(head + "\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n")
+    r = run_workload(load_perf_config(tmp_path / "config.yaml"), "T", "w")
+    assert r.status == "failed"
+    assert r.reason.endswith(f"pod.yaml: {message}"), r.reason
+
+
 def test_numbers_and_bools_in_a_templates_string_fields_are_their_text(tmp_path):
     """Upstream decodes a rendered template with sigs.k8s.io/yaml's typed UnmarshalStrict, which
     turns a number or bool in a string field into its text (Go's formatting: floats with float32

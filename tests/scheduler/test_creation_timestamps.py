@@ -162,3 +162,55 @@ def test_the_field_copy_of_a_creation_timestamp_is_replaces_object_on_random_obj
     assert copied > 50
     assert storage._replace_copier(storage.PersistentVolume) is not None
     assert storage._replace_copier(storage.PersistentVolumeClaim) is not None
+
+
+def _meta(name: str, created: str | None, **more) -> dict:
+    meta = {"name": name, **more}
+    if created is not None:
+        meta["creationTimestamp"] = created
+    return meta
+
+
+def _node(name: str, created: str | None = None, cpu: str = "4") -> dict:
+    return {"apiVersion": "v1", "kind": "Node", "metadata": _meta(name, created),
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}}
+
+
+def _stored(cluster) -> dict:
+    """The creation times the cluster holds of the nodes, namespaces, PriorityClasses and PDBs."""
+    return {**{("Node", n.name): n.creation_timestamp for n in cluster.nodes()},
+            **{("Namespace", k): v.creation_timestamp for k, v in cluster.namespaces.items()},
+            **{("PriorityClass", k): v.creation_timestamp for k, v in cluster.priority_classes.items()},
+            **{("PodDisruptionBudget", k): v.creation_timestamp for k, v in cluster.pdbs.items()}}
+
+
+def test_nodes_namespaces_priority_classes_and_pdbs_are_stamped_on_create_and_keep_it_on_update():
+    cluster, clock = _cluster()
+    cluster.add([_node("a"), _node("old", created="2020-01-01T00:00:00Z"),
+                 {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta("team", None)},
+                 {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": _meta("high", None),
+                  "value": 100},
+                 {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                  "metadata": _meta("pdb", None, namespace="team"),
+                  "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}}}])
+    # (many nodes at once take the batched path)
+    cluster.add_nodes([_node(f"bulk-{i}") for i in range(40)])
+    stored = _stored(cluster)
+    assert stored[("Node", "old")] == 1_577_836_800.0
+    for key in [("Node", "a"), ("Node", "bulk-0"), ("Node", "bulk-39"), ("Namespace", "team"),
+                ("PriorityClass", "high"), ("PodDisruptionBudget", "team/pdb")]:
+        assert stored[key] == 1_700_000_000.0, key
+    node = {n.name: n for n in cluster.nodes()}["a"]
+    assert node.manifest["metadata"]["creationTimestamp"] == "2023-11-14T22:13:20Z"
+    clock._now = START + 500
+    cluster.update_node(_node("a", cpu="8"))
+    cluster.update_node(_node("old", created="2030-01-01T00:00:00Z"))
+    cluster.add_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": _meta("team", None, labels={"x": "y"})})
+    cluster.update_priority_class({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                   "metadata": _meta("high", "2031-01-01T00:00:00Z"), "value": 100,
+                                   "description": "changed"})
+    after = _stored(cluster)
+    assert after == stored
+    assert {n.name: n for n in cluster.nodes()}["a"].allocatable["cpu"] == 8000
+    assert cluster.namespaces["team"].labels["x"] == "y"
+    assert cluster.priority_classes["high"].description == "changed"

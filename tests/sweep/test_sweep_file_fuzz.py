@@ -103,14 +103,24 @@ def _with(change) -> dict:
     (lambda d: d.update({1: "x", "zz": 2}), "1: unknown field (known: "),
     # a run's key that is not a string: AttributeError ('int' object has no attribute 'split')
     (lambda d: d["runs"][0].update({2: 1}), "runs[0]: 2: a field name must be a string, got int"),
-    (lambda d: d["grid"].update({None: [1]}), "grid: None: a field name must be a string, got NoneType"),
+    (lambda d: d["grid"].update({None: [1]}), "grid: null: a field name must be a string, got null"),
+    # keys as the YAML file spells them (Python's None and True read oddly in a YAML user's error)
+    (lambda d: d.update({None: 1}), "null: unknown field (known: "),
+    (lambda d: d["runs"][0].update({True: 1}), "runs[0]: true: a field name must be a string, got bool"),
+    # an override inside a scalar field replaced the scalar by a mapping, refused only in the run
+    (lambda d: d["runs"][0].update({"cluster.nodes.0": {"cpu": 2}}),
+     "runs[0]: cluster.nodes.0: cluster.nodes is int 4 in the scenario: no field inside it to override"),
+    (lambda d: d["grid"].update({"seed.x": [1]}), "grid: seed.x: seed is int 1 in the scenario: no field inside it"),
     # arrivals (a stream's mix) of another type: TypeError ('int' object is not iterable)
-    (lambda d: d["scenario"].update(arrivals=5), None),
+    # (the run's override inside it is refused at once, naming the scalar)
+    (lambda d: d["scenario"].update(arrivals=5), "runs[1]: arrivals.0.rate: arrivals is int 5 in the scenario"),
+    (lambda d: (d["scenario"].update(arrivals=5), d["runs"].pop(1)), None),
     (lambda d: d["scenario"]["arrivals"][0].update(mix=5), None),
     # a dotted override through a list item that is null: TypeError (item assignment on None)
     (lambda d: d["scenario"]["arrivals"].__setitem__(0, None),
      "runs[1]: arrivals.0.rate: the scenario has no field to override here"),
-], ids=["unknown-keys-of-mixed-types", "run-key-int", "grid-key-null", "arrivals-int", "mix-int",
+], ids=["unknown-keys-of-mixed-types", "run-key-int", "grid-key-null", "top-key-null", "run-key-bool",
+        "override-inside-int", "grid-override-inside-int", "arrivals-int", "arrivals-int-no-override", "mix-int",
         "override-through-null"])
 def test_what_the_round_found_is_refused_at_its_field_or_left_to_the_scenario(change, message):
     """The sweep file's loader on what the property round found: a SweepError naming the field, or

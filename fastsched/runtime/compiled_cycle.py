@@ -192,7 +192,7 @@ class _Plan:
 
     __slots__ = ("fused", "spec", "skip_filter", "skip_score", "state_plugins", "score_cached", "cycle_pre_filter",
                  "cycle_filter", "cycle_pre_score", "cycle_score", "has_cycle_parts", "narrowed", "narrowed_order",
-                 "stateless_binding", "idle", "judged", "renamable", "diagnosis")
+                 "stateless_binding", "idle", "renamable", "diagnosis")
 
     def __init__(self, fused: Any, spec: tuple, skip_filter: frozenset, skip_score: frozenset,
                  state_plugins: list[PreFilterPlugin], cycle_pre_filter: Sequence[tuple] = (),
@@ -229,10 +229,6 @@ class _Plan:
         #: placed with this plan's skip set (None: a plugin has work), given to ``schedule``'s
         #: ``commit`` (set at compile time: the answer is fixed per skip set and framework)
         self.idle: Any = None
-        #: with ``idle`` None: whether some Reserve or PreBind plugin judges its own idleness per
-        #: pod and node for this skip set (``Framework.idle_binding_judged``), so that a placement
-        #: asks ``Framework.idle_binding_at`` for the chosen node before ``commit``
-        self.judged = False
         #: what a pod whose requests rename this plan's pod's renamable extended resources needs to
         #: derive its plan (see CompiledCycle._derive): (the static mask without the resource
         #: Filter's rows, the resource Filter plugin, the FusedPlan's other arguments), or None
@@ -492,10 +488,11 @@ class CompiledCycle:
 
         ``commit`` (the scheduler's, when its compiled binding path could serve the pod): called
         as ``commit(commit_ctx, (node name, examined, found), idle)`` right after a placement by
-        the kernel's one call (``FusedPlan.place``) when the binding is idle (``idle``: the plan's
-        IdleBinding, or ``Framework.idle_binding_at``'s for the chosen node, asked where the
-        binding cycle would call Reserve, when a plugin of the plan judges its idleness per pod:
-        VolumeBinding with every claim bound); when it returns something other than None the pod is bound and
+        the kernel's one call (``FusedPlan.place``) with a plan whose binding is idle (``idle``:
+        the plan's IdleBinding), or after a placement with per-cycle parts when the binding is
+        idle for the chosen node (``Framework.idle_binding_at``, asked where the binding cycle
+        would call Reserve: the skip set's IdleBinding, or the judges' answer, VolumeBinding
+        with every claim bound); when it returns something other than None the pod is bound and
         that is returned instead of the tuple (docs/dev/compiled-binding-path.md, step 5). The
         runtime does not import the scheduler: what a commit does is the caller's."""
         t0 = _perf_counter()
@@ -685,16 +682,13 @@ class CompiledCycle:
             if row >= 0:
                 placed = self._placed(plan, state, pod, snapshot, table, row, examined, found, nominated, t0,
                                       plan.skip_filter, plan.skip_score)
-                if commit is not None:
-                    idle = plan.idle
-                    if idle is None and plan.judged:
-                        # (Reserve's place, as the binding cycle asks it: VolumeBinding with every
-                        # claim bound on the chosen node judges itself idle, upstream's AllBound)
-                        idle = self.fw.idle_binding_at(state, pod, placed[0])
-                    if idle is not None:
-                        done = commit(commit_ctx, placed, idle)
-                        if done is not None:
-                            return done
+                # (only the plan's static answer here: a plugin that judges its idleness per pod,
+                # VolumeBinding, has a CYCLE Filter for the pods it judges, so their plans have
+                # per-cycle parts and are committed below)
+                if commit is not None and plan.idle is not None:
+                    done = commit(commit_ctx, placed, plan.idle)
+                    if done is not None:
+                        return done
                 return placed
             if row != _PLACE_DRAW_TIES:
                 self.declined_cycles += 1
@@ -716,7 +710,9 @@ class CompiledCycle:
                               nominated, t0, skip_filter, skip_score)
         if commit is not None:
             # (_placed has set the state's skip set: idle_binding_at's static answer is
-            # idle_binding_for(skip_filter), else the judges' for the chosen node)
+            # idle_binding_for(skip_filter), else, asked where the binding cycle would call
+            # Reserve, the judges' for the chosen node: VolumeBinding with every claim bound,
+            # upstream's AllBound, leaving in the state what its Reserve would)
             idle = plan.idle if skip_filter is plan.skip_filter and plan.idle is not None \
                 else self.fw.idle_binding_at(state, pod, placed[0])
             if idle is not None:
@@ -1841,7 +1837,6 @@ class CompiledCycle:
                      cycle_filter, cycle_pre_score, cycle_score)
         plan.stateless_binding = bool(state_plugins) and self._stateless_binding(plan.skip_filter)
         plan.idle = self.fw.idle_binding_for(plan.skip_filter)
-        plan.judged = plan.idle is None and self.fw.idle_binding_judged(plan.skip_filter)
         if narrowed_names is not None:
             if plan.has_cycle_parts:
                 raise _Decline("a PreFilter narrowed the nodes of a plan with per-cycle parts")
@@ -1930,7 +1925,6 @@ class CompiledCycle:
                      template.cycle_score)
         plan.stateless_binding = template.stateless_binding
         plan.idle = template.idle  # (the same skip set and framework: the same answer)
-        plan.judged = template.judged
         plan.narrowed = template.narrowed
         plan.renamable = template.renamable
         return plan

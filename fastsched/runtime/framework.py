@@ -1370,16 +1370,6 @@ class Framework(Handle):
                 return None
         return judged[0]
 
-    def idle_binding_judged(self, skipped: frozenset[str]) -> bool:
-        """Whether :meth:`idle_binding_at` may answer a plan for a cycle whose PreFilters skipped
-        ``skipped`` where :meth:`idle_binding_for` answers None (some Reserve or PreBind plugin
-        judges its idleness per pod and node): the compiled cycle asks it once per plan."""
-        try:
-            judged = self._judged_bindings[skipped]
-        except KeyError:
-            judged = self._judged_bindings[skipped] = self._judged_binding(skipped)
-        return judged is not None
-
     def _judged_binding(self, skipped: frozenset[str]) -> "tuple[IdleBinding, tuple[Any, ...]] | None":
         """The plan :meth:`idle_binding_at` gives for skip set ``skipped`` and the plugins it asks
         (each once, in the Reserve then PreBind order; the plugins, not their bound methods, so

@@ -489,7 +489,10 @@ class CompiledCycle:
         ``commit`` (the scheduler's, when its compiled binding path could serve the pod): called
         as ``commit(commit_ctx, (node name, examined, found), idle)`` right after a placement by
         the kernel's one call (``FusedPlan.place``) with a plan whose binding is idle (``idle``:
-        the plan's IdleBinding); when it returns something other than None the pod is bound and
+        the plan's IdleBinding), or after a placement with per-cycle parts when the binding is
+        idle for the chosen node (``Framework.idle_binding_at``, asked where the binding cycle
+        would call Reserve: the skip set's IdleBinding, or the judges' answer, VolumeBinding
+        with every claim bound); when it returns something other than None the pod is bound and
         that is returned instead of the tuple (docs/dev/compiled-binding-path.md, step 5). The
         runtime does not import the scheduler: what a commit does is the caller's."""
         t0 = _perf_counter()
@@ -679,6 +682,9 @@ class CompiledCycle:
             if row >= 0:
                 placed = self._placed(plan, state, pod, snapshot, table, row, examined, found, nominated, t0,
                                       plan.skip_filter, plan.skip_score)
+                # (only the plan's static answer here: a plugin that judges its idleness per pod,
+                # VolumeBinding, has a CYCLE Filter for the pods it judges, so their plans have
+                # per-cycle parts and are committed below)
                 if commit is not None and plan.idle is not None:
                     done = commit(commit_ctx, placed, plan.idle)
                     if done is not None:
@@ -703,7 +709,12 @@ class CompiledCycle:
         placed = self._placed(plan, state, pod, snapshot, table, int(fused.selected_rows[pick]), examined, found,
                               nominated, t0, skip_filter, skip_score)
         if commit is not None:
-            idle = plan.idle if skip_filter is plan.skip_filter else self.fw.idle_binding_for(skip_filter)
+            # (_placed has set the state's skip set: idle_binding_at's static answer is
+            # idle_binding_for(skip_filter), else, asked where the binding cycle would call
+            # Reserve, the judges' for the chosen node: VolumeBinding with every claim bound,
+            # upstream's AllBound, leaving in the state what its Reserve would)
+            idle = plan.idle if skip_filter is plan.skip_filter and plan.idle is not None \
+                else self.fw.idle_binding_at(state, pod, placed[0])
             if idle is not None:
                 done = commit(commit_ctx, placed, idle)
                 if done is not None:

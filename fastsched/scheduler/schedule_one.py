@@ -477,7 +477,9 @@ class ScheduleOneMixin:
 
     def _commit_placed(self, ctx: tuple, placed: tuple, idle: Any) -> Any:
         """``CompiledCycle.schedule``'s ``commit`` (docs/dev/compiled-binding-path.md, step 5): the
-        pod just placed by the kernel with an idle plan (``idle``: its IdleBinding) bound in the
+        pod just placed by the kernel with an idle binding (``idle``: its IdleBinding, the plan's or
+        ``Framework.idle_binding_at``'s for the chosen node, which has then left in the state what
+        the judging plugins' Reserve would, for their Unreserve on a later failure) bound in the
         same call, when ``_schedule_pod`` found the compiled binding path's scheduler-wide and
         per-pod conditions true before the placement (``ctx``: the framework, the state, the pod,
         the attempt's start and result, the node count, the batching cycle). Here what

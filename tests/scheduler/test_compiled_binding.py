@@ -946,3 +946,28 @@ def test_pods_with_bound_claims_and_a_permit_plugin():
     takes the idle or compiled path (Framework.idle_binding_at asks no plugin then)."""
     _compare(_bound_claims_build(4, plugins={"permit": {"enabled": [{"name": "Waiter"}]}}),
              lambda s, seen, path: s.run(until=60.0), served=False)
+
+
+@pytest.mark.parametrize("seed", [3, 11, 14, 27])
+def test_pods_with_bound_claims_committed_from_their_placement(seed):
+    """Pods whose claims are all bound (their plan's ``idle`` None: VolumeBinding judges per pod and
+    node) are bound from the kernel's placement (``CompiledCycle.schedule``'s commit, which asks
+    ``Framework.idle_binding_at`` for the chosen node), each of them: the commits made from the
+    placement drop by at least as many when VolumeBinding judges nothing idle; every path's
+    full state is the generic path's (events, records, API writes, cache and queue)."""
+    from fastsched.plugins.volumebinding import VolumeBinding
+
+    counts, states = _compare(_bound_claims_build(seed), lambda s, seen, path: s.run(until=120.0))
+    bound = [r for r in states["generic"]["results"] if r[5] == "Scheduled" and "default/bound-" in r[6]]
+    assert len(bound) > 20
+    placed = {}
+    for judged in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            if not judged:
+                mp.setattr(VolumeBinding, "binding_idle", lambda self, state, pod, node_name: False)
+            s = _configure(_bound_claims_build(seed)(), "compiled")
+            with _commits_counted() as counter:
+                s.run(until=120.0)
+            placed[judged] = counter.placed
+            assert _full_state(s, [])["results"] == states["generic"]["results"]
+    assert placed[True] - placed[False] >= len(bound), (placed, len(bound))

@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 
 from fastsched.cli import main
 from fastsched.config import dump_config, load_config
+from tests.mutation import DELETE, DUPLICATE, apply, places
 
 #: FASTSCHED_FUZZ_SCALE=N draws N times the examples (a longer round than the suite's)
 SCALE = int(os.environ.get("FASTSCHED_FUZZ_SCALE", "1"))
 ROOT = Path(__file__).resolve().parents[1]
 WRONG = [None, True, 0, -1, 7, 2 ** 63, 1e300, 2.5, "", "x", "ünïcødé-☃", "-5", [], [1], {}, {"k": 1}]
-DELETE, DUPLICATE = object(), object()
 
 DUMP = json.loads(json.dumps(yaml.safe_load((ROOT / "examples" / "cluster.yaml").read_text())))
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
@@ -53,42 +53,10 @@ PERF = [{"name": "Tiny", "defaultPodTemplatePath": str(UPSTREAM / "templates" / 
          "workloads": [{"name": "small", "labels": ["performance"], "params": {"nodes": 2, "pods": 3}}]}]
 
 
-def _places(value: Any, path: tuple = ()) -> list[tuple]:
-    out = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.append((*path, key))
-            out.extend(_places(item, (*path, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.append((*path, index))
-            out.extend(_places(item, (*path, index)))
-    return out
-
-
-def _apply(doc: Any, path: tuple, change: Any) -> None:
-    target = doc
-    try:
-        for part in path[:-1]:
-            target = target[part]
-        target[path[-1]]
-    except (KeyError, IndexError, TypeError):
-        return
-    if not isinstance(target, (dict, list)):  # (an earlier change made the parent a string)
-        return
-    if change is DELETE:
-        del target[path[-1]]
-    elif change is DUPLICATE:
-        if isinstance(target, list):
-            target.append(copy.deepcopy(target[path[-1]]))
-    else:
-        target[path[-1]] = copy.deepcopy(change)
-
-
 def _mutated(draw, doc: Any, places: list[tuple]) -> Any:
     doc = copy.deepcopy(doc)
     for path in draw(st.lists(st.sampled_from(places), min_size=1, max_size=3, unique=True)):
-        _apply(doc, path, draw(st.sampled_from([DELETE, DUPLICATE, *WRONG])))
+        apply(doc, path, draw(st.sampled_from([DELETE, DUPLICATE, *WRONG])))
     return doc
 
 
@@ -126,11 +94,11 @@ def _debug(monkeypatch):
 def test_explain_on_mutated_files_answers_or_reports_one_line(tmp_path, capsys, data, which):
     cluster, pod, config = DUMP, POD, CONFIG
     if which == "cluster":
-        cluster = _mutated(data.draw, DUMP, _places(DUMP))
+        cluster = _mutated(data.draw, DUMP, places(DUMP))
     elif which == "pod":
-        pod = _mutated(data.draw, POD, _places(POD))
+        pod = _mutated(data.draw, POD, places(POD))
     else:
-        config = _mutated(data.draw, CONFIG, _places(CONFIG))
+        config = _mutated(data.draw, CONFIG, places(CONFIG))
     _check(capsys, ["explain", "--cluster", _write(tmp_path / "cluster.yaml", cluster),
                     "--pod", _write(tmp_path / "pod.yaml", pod), "--config", _write(tmp_path / "config.yaml", config),
                     "--limit", "2"])
@@ -140,20 +108,20 @@ def test_explain_on_mutated_files_answers_or_reports_one_line(tmp_path, capsys, 
 @given(data=st.data())
 def test_config_validate_on_a_mutated_configuration_reports_one_line(tmp_path, capsys, data):
     _check(capsys, ["config", "validate", _write(tmp_path / "config.yaml",
-                                                 _mutated(data.draw, CONFIG, _places(CONFIG)))])
+                                                 _mutated(data.draw, CONFIG, places(CONFIG)))])
 
 
 @settings(max_examples=8 * SCALE, **SETTINGS)
 @given(data=st.data())
 def test_simulate_on_a_mutated_scenario_runs_or_reports_one_line(tmp_path, capsys, data):
-    scenario = _write(tmp_path / "scenario.yaml", _mutated(data.draw, SCENARIO, _places(SCENARIO)))
+    scenario = _write(tmp_path / "scenario.yaml", _mutated(data.draw, SCENARIO, places(SCENARIO)))
     _check(capsys, ["simulate", scenario, "--out", str(tmp_path / "out"), "--quiet", "--record", "none"])
 
 
 @settings(max_examples=6 * SCALE, **SETTINGS)
 @given(data=st.data())
 def test_sweep_on_a_mutated_sweep_file_runs_or_reports_one_line(tmp_path, capsys, data):
-    sweep = _write(tmp_path / "sweep.yaml", _mutated(data.draw, SWEEP, _places(SWEEP)))
+    sweep = _write(tmp_path / "sweep.yaml", _mutated(data.draw, SWEEP, places(SWEEP)))
     _check(capsys, ["sweep", sweep, "--out", str(tmp_path / "out"), "--workers", "1", "--report", "data",
                     "--no-resume"])
 
@@ -161,5 +129,5 @@ def test_sweep_on_a_mutated_sweep_file_runs_or_reports_one_line(tmp_path, capsys
 @settings(max_examples=12 * SCALE, **SETTINGS)
 @given(data=st.data())
 def test_perf_on_a_mutated_config_runs_or_reports_one_line(tmp_path, capsys, data):
-    config = _write(tmp_path / "performance-config.yaml", _mutated(data.draw, PERF, _places(PERF)))
+    config = _write(tmp_path / "performance-config.yaml", _mutated(data.draw, PERF, places(PERF)))
     _check(capsys, ["perf", config, "--out", str(tmp_path / "perf.json")])

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from fastsched import Scheduler
 from fastsched.errors import FastschedError
 from tests.api.test_mutation_fuzz import field_paths
+from tests.mutation import DELETE, DUPLICATE, apply, places
 
 #: FASTSCHED_FUZZ_SCALE=N draws N times the examples (a longer round than the suite's)
 SCALE = int(os.environ.get("FASTSCHED_FUZZ_SCALE", "1"))
@@ -39,46 +40,11 @@ DUMP: dict = json.loads(json.dumps(yaml.safe_load((ROOT / "examples" / "cluster.
 #: values of every JSON type, and the edges: huge, negative, unicode, empty
 WRONG = [None, True, False, 0, -1, 7, 2 ** 63, -2 ** 63 - 1, 1e300, 2.5, "", "x", "ünïcødé-☃\u202e", "-5",
          "1e999", [], [1], ["a", "b"], {}, {"k": 1}, {"name": None}]
-DELETE = object()
-DUPLICATE = object()
 SETTINGS = settings(max_examples=40 * SCALE, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def _places(value: Any, path: tuple = ()) -> list[tuple]:
-    out = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.append((*path, key))
-            out.extend(_places(item, (*path, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.append((*path, index))
-            out.extend(_places(item, (*path, index)))
-    return out
-
-
-PLACES = _places(DUMP)
-
-
-def _apply(doc: Any, path: tuple, change: Any) -> None:
-    """``change`` at ``path`` (skipped when an earlier change removed or replaced an ancestor)."""
-    target = doc
-    try:
-        for part in path[:-1]:
-            target = target[part]
-        target[path[-1]]
-    except (KeyError, IndexError, TypeError):
-        return
-    if not isinstance(target, (dict, list)):
-        return
-    if change is DELETE:
-        del target[path[-1]]
-    elif change is DUPLICATE:
-        if isinstance(target, list):
-            target.append(copy.deepcopy(target[path[-1]]))
-    else:
-        target[path[-1]] = copy.deepcopy(change)
+PLACES = places(DUMP)
 
 
 @st.composite
@@ -87,7 +53,7 @@ def mutants(draw) -> tuple[dict, list]:
     changes = []
     for path in draw(st.lists(st.sampled_from(PLACES), min_size=1, max_size=3, unique=True)):
         change = draw(st.sampled_from([DELETE, DUPLICATE, *WRONG]))
-        _apply(doc, path, change)
+        apply(doc, path, change)
         changes.append((path, "delete" if change is DELETE else "duplicate" if change is DUPLICATE else change))
     return doc, changes
 
@@ -150,8 +116,8 @@ def _pods(count: int) -> list[dict]:
     return out
 
 
-POD_PLACES = _places(_pods(1)[0])
-NODE_PLACES = _places(NODES[0])
+POD_PLACES = places(_pods(1)[0])
+NODE_PLACES = places(NODES[0])
 
 
 @SETTINGS
@@ -164,9 +130,9 @@ def test_add_nodes_and_add_pods_with_mutated_mappings_run_every_pod_or_refuse_at
                                                                                        duplicate_pod):
     nodes, pods = copy.deepcopy(NODES), _pods(40)
     for index, path, change in node_changes:
-        _apply(nodes[index], path, change)
+        apply(nodes[index], path, change)
     for index, path, change in pod_changes:
-        _apply(pods[index], path, change)
+        apply(pods[index], path, change)
     if duplicate_pod:
         pods.append(copy.deepcopy(pods[7]))  # a name taken: AlreadyExists, the pods before kept
     scheduler = Scheduler(seed=1)

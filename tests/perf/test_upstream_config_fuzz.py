@@ -13,6 +13,7 @@ Derandomized; a few seconds.
 from __future__ import annotations
 
 import copy
+import functools
 import os
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 from fastsched.errors import FastschedError
 from fastsched.perf import PerfConfigError, parse_perf_config
 from fastsched.util.goyaml import GoYAMLStrictLoader
+from tests.mutation import DELETE, DUPLICATE, apply, places
 
 #: FASTSCHED_FUZZ_SCALE=N draws N times the examples (a longer round than the suite's)
 SCALE = int(os.environ.get("FASTSCHED_FUZZ_SCALE", "1"))
@@ -37,23 +39,9 @@ OPCODES = ["createNodes", "createNamespaces", "createPods", "createPodSets", "cr
            "updateAny", "createPodGroups", "allocResourceClaims", "createTestCases", "nosuchop"]
 WRONG = [None, True, 0, -1, 7, 2 ** 63, -2 ** 31 - 1, 1e300, 2.5, "", "x", "$nosuch", "ünïcødé-☃", "10s", "-5s",
          [], [1], ["performance"], {}, {"k": 1}]
-DELETE, DUPLICATE = object(), object()
 #: where a refusal says it is: ``<source>: [2].workloadTemplate[1].count: ...``, a workload or
 #: its parameter by name, or the test case by name
 LOCATED = re.compile(r"^\S+: (\[\d+\]|[^:]*(workload|param|test case|op|template|\$))", re.IGNORECASE)
-
-
-def _places(value: Any, path: tuple) -> list[tuple]:
-    out = []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            out.append((*path, key))
-            out.extend(_places(item, (*path, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            out.append((*path, index))
-            out.extend(_places(item, (*path, index)))
-    return out
 
 
 def _case_places(data: list) -> list[tuple]:
@@ -63,35 +51,22 @@ def _case_places(data: list) -> list[tuple]:
         for key in ("workloadTemplate", "workloads"):
             if key in case:
                 out.append((i, key))
-                out.extend(_places(case[key], (i, key)))
+                out.extend(places(case[key], (i, key)))
     return out
 
 
 PLACES = {path: _case_places(data) for path, data in DATA.items()}
 
 
+def _set_opcode(name: str, parent: Any, key: Any) -> None:
+    if isinstance(parent[key], dict):  # the op made another op
+        parent[key]["opcode"] = name
+
+
 def _apply(doc: Any, path: tuple, change: Any) -> None:
-    target = doc
-    try:
-        for part in path[:-1]:
-            target = target[part]
-        target[path[-1]]
-    except (KeyError, IndexError, TypeError):
-        return
-    if not isinstance(target, (dict, list)):  # (an earlier change made the parent a string)
-        return
-    if change is DELETE:
-        del target[path[-1]]
-    elif change is DUPLICATE:
-        if isinstance(target, list):
-            target.append(copy.deepcopy(target[path[-1]]))
-        elif isinstance(target, dict):
-            target[f"{path[-1]}Again"] = copy.deepcopy(target[path[-1]])  # an unknown field
-    elif isinstance(change, tuple):  # ("opcode", name): the op made another op
-        if isinstance(target[path[-1]], dict):
-            target[path[-1]]["opcode"] = change[1]
-    else:
-        target[path[-1]] = copy.deepcopy(change)
+    if isinstance(change, tuple):  # ("opcode", name)
+        change = functools.partial(_set_opcode, change[1])
+    apply(doc, path, change, duplicate_fields=True)
 
 
 @st.composite

@@ -23,6 +23,7 @@ from fastsched.runtime import new_framework
 from fastsched.sim.storage import csi_node_manifest, perf_volume_pair, pod_with_claims, random_storage_cluster
 from fastsched.snapshot import build_snapshot
 from fastsched.testing import single_plugin_profile
+from tests.volumes.test_paths import two_rounds
 
 PV_AWS = {"apiVersion": "v1", "kind": "PersistentVolume",
           "spec": {"accessModes": ["ReadOnlyMany"], "awsElasticBlockStore": {"volumeID": "<volume-id>"},
@@ -157,30 +158,8 @@ def test_score_zero_everywhere_is_false_where_the_score_is_not():
 
 
 def _schedule(seed: int, csi_nodes: str, compiled: bool, gates: dict | None):
-    from fastsched.scheduler import Scheduler
-
     node_ms, object_ms, pod_ms = _cluster(seed, csi_nodes, perf_pods=30)
-    rng = random.Random(seed)
-    s = Scheduler(seed=seed, feature_gates=gates)
-    s.use_compiled_cycle = compiled
-    s.add(node_ms)
-    s.add(object_ms)
-    pods = load_objects(pod_ms)
-    rng.shuffle(pods)
-    half = len(pods) // 2
-    s.add_pods(pods[:half])
-    first = s.run()
-    placed = [r.pod for r in first if r.node_name]
-    for p in rng.sample(placed, k=min(3, len(placed))):
-        s.delete_pod(p)
-    s.add_pods(pods[half:])
-    second = s.run()
-    outcome = [(r.pod.name, r.node_name, r.status, r.message, r.attempts) for r in (*first, *second)]
-    bindings = (sorted((o["metadata"]["name"], o["spec"].get("volumeName"), o.get("status", {}).get("phase"))
-                       for o in s.objects("PersistentVolumeClaim")),
-                sorted((o["metadata"]["name"], (o["spec"].get("claimRef") or {}).get("name"),
-                        o.get("status", {}).get("phase")) for o in s.objects("PersistentVolume")))
-    return s, (outcome, bindings, s.next_start_node_index, s.rng.bit_generator.state)
+    return two_rounds(seed, node_ms, object_ms, pod_ms, compiled=compiled, gates=gates, shuffle=True)
 
 
 @pytest.mark.parametrize("gates", [None, {"StorageCapacityScoring": False}], ids=["default", "no-capacity-scoring"])

@@ -101,15 +101,25 @@ def test_capacity_scoring_scores_something_on_random_clusters():
 def _schedule(seed: int, compiled: bool, gates: dict | None = None):
     """A Scheduler over a random storage cluster (60 nodes), its pending pods with claims run in
     two rounds with a deletion between: (scheduler, outcome, bindings)."""
+    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=60, pvs=80, claims=70)
+    return two_rounds(seed, node_ms, object_ms, pod_ms, compiled=compiled, gates=gates)
+
+
+def two_rounds(seed: int, node_ms: list, object_ms: list, pod_ms: list, *, compiled: bool, gates: dict | None,
+               shuffle: bool = False):
+    """A Scheduler of ``node_ms`` and ``object_ms`` running ``pod_ms`` (shuffled by ``seed`` if
+    asked) in two rounds with three placed pods deleted between: (scheduler, (outcome, the
+    claims' and PVs' bindings, the next start index, the RNG state)), for comparing paths."""
     from fastsched.scheduler import Scheduler
 
-    node_ms, object_ms, pod_ms = random_storage_cluster(seed, nodes=60, pvs=80, claims=70)
     rng = random.Random(seed)
     s = Scheduler(seed=seed, feature_gates=gates)
     s.use_compiled_cycle = compiled
     s.add(node_ms)
     s.add(object_ms)
     pods = load_objects(pod_ms)
+    if shuffle:
+        rng.shuffle(pods)
     half = len(pods) // 2
     s.add_pods(pods[:half])
     first = s.run()

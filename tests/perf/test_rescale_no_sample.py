@@ -335,3 +335,22 @@ def test_tries_after_a_short_sampled_run_step_from_its_samples(perf_dir, monkeyp
     assert made == calls
     assert r.rescaled.scaled_params == {"pods": calls[-1]}
     assert r.rescaled.throughput_samples == samples.get(calls[-1], 0)
+
+
+def test_a_stepped_tries_wait_budget_follows_its_step(perf_dir, monkeypatch):
+    # x10 (500 pods, 30 s on its clock) keeps 1 sample of 3: the next try is x3 from it and
+    # gets 4 * 3 * 30 = 360 s, not 4 * 10 * 30 (the factor: 1,200, capped at 600)
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    budgets = []
+
+    def fake(config, tc, w, **kw):
+        pods = w.params["pods"]
+        budgets.append((pods, kw.get("wait_timeout")))
+        k = {500: 1, 1500: 3}.get(pods, 0)
+        return WorkloadResult(tc.name, w.name, "passed", virtual_seconds={50: 2.0, 500: 30.0}.get(pods, 90.0),
+                              measured=float(pods) if k else None,
+                              phases=[PhaseStats("m", ["ns"], pods_scheduled=pods, seconds=1.0, throughput_samples=k)])
+
+    monkeypatch.setattr(perf_runner, "run_workload", fake)
+    run_perf(config, workload="hard", rescale=10, rescale_min_samples=3)
+    assert budgets[1:] == [(500, 80.0), (1500, 360.0)]  # x10 from the original's 2 s: 4 * 10 * 2 = 80

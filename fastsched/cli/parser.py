@@ -104,9 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "not lowered by other load on the machine)")
     pf.add_argument("--rescale-no-sample", nargs="?", const=4.0, default=None, type=float, metavar="FACTOR",
                     help="a workload whose measured phase keeps no throughput sample is run again with its "
-                         "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while "
-                         "still no sample: times FACTOR again after a run without a sample, else by a step from "
-                         "the samples it kept, see --min-samples); that run's metric is shown beside 'no sample', "
+                         "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while it "
+                         "keeps too few samples: times FACTOR after a run without one, else by a step from the "
+                         "samples it kept, see --min-samples); that run's metric is shown beside 'no sample', "
                          "not in its place. If its pods do not fit (they stay unschedulable), the cluster's node "
                          "counts and init pods and claims are scaled with them, and its row says 'cluster "
                          "scaled' with the values the cluster got")

@@ -104,14 +104,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "not lowered by other load on the machine)")
     pf.add_argument("--rescale-no-sample", nargs="?", const=4.0, default=None, type=float, metavar="FACTOR",
                     help="a workload whose measured phase keeps no throughput sample is run again with its "
-                         "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while "
-                         "still no sample); that run's metric is shown beside 'no sample', not in its place. If "
-                         "its pods do not fit (they stay unschedulable), the cluster's node counts and init pods "
-                         "and claims are scaled by FACTOR too, and its row says 'cluster scaled'")
+                         "measured pods' count parameters times FACTOR (default 4; again, up to 3 runs, while it "
+                         "keeps too few samples: times FACTOR after a run without one, else by a step from the "
+                         "samples it kept, see --min-samples); that run's metric is shown beside 'no sample', "
+                         "not in its place. If its pods do not fit (they stay unschedulable), the cluster's node "
+                         "counts and init pods and claims are scaled with them, and its row says 'cluster "
+                         "scaled' with the values the cluster got")
     pf.add_argument("--min-samples", type=_pos_int, default=1, metavar="N",
                     help="with --rescale-no-sample: also rescale a workload whose measured phase keeps fewer than "
                          "N throughput samples, and rescale until N are kept (default 1; a phase of one or two "
-                         "samples is measured by its tail, not its rate)")
+                         "samples is measured by its tail, not its rate). A run keeping k samples, 0 < k < N, is "
+                         "followed by one m times bigger, the smallest m >= 2 with (k+1)*m >= N+2, not by FACTOR "
+                         "again")
     pf.set_defaults(func=cmd_perf)
 
     e = sub.add_parser("explain", help="every plugin's verdict and score for one pod on a cluster")

@@ -110,8 +110,9 @@ def cmd_perf(args: argparse.Namespace) -> int:
                       "SchedulingThroughput of that run and checks no threshold of the original")
         if any(r.rescaled is not None and r.rescaled.scaled_cluster_params for r in report.results):
             con.print("cluster scaled: the rescaled pods did not fit the config's cluster (they stayed unschedulable), "
-                      "so its nodes (and their per-node slices) and its init pods and claims were scaled by the same "
-                      "factor: the config's fill ratio on a bigger cluster, each pod's Filter and Score dearer")
+                      "so its nodes (and their per-node slices) and its init pods and claims were scaled as its "
+                      "pods were (the values in its row): the config's fill ratio on a bigger cluster, each pod's "
+                      "Filter and Score dearer")
         if args.min_samples > 1 and any(r.measured is not None and r.rescaled is not None for r in report.results):
             con.print(f"a metric of fewer than {args.min_samples} samples is shown but rescaled (--min-samples): "
                       "upstream's collector drops the first 1 s tick with a bind, so one or two samples are the "

@@ -617,17 +617,18 @@ def run_perf(config: PerfConfig, *, name: str | None = None, workload: str | Non
     ``rescale`` (a factor > 1): a workload whose SchedulingThroughput phase kept no sample (upstream
     reports no value for it) is run again with the count parameters of its measured createPods
     (:meth:`TestCase.measured_count_params`) multiplied by the factor, and again up to
-    :data:`RESCALE_TRIES` times while that still keeps no sample; the last run is the result's
+    :data:`RESCALE_TRIES` times while that still keeps too few samples (by the factor again after a
+    run without a sample, by a step from the samples kept otherwise: :func:`_next_step`); the last run is the result's
     :attr:`~WorkloadResult.rescaled`. The original result (``no sample``, no threshold check) is
     unchanged: the rescaled run measures a bigger workload than the config's, reported beside it.
     When that run's extra pods do not fit the config's cluster (a cluster the config fills, as
     DRA's 5000pods_500nodes), it is made again with the cluster's node counts and its init pods
-    and claims scaled by the same factor (:attr:`~WorkloadResult.scaled_cluster_params`; why
+    and claims scaled by the same scale as its pods (:attr:`~WorkloadResult.scaled_cluster_params`; why
     that is conservative: ``_rescaled``).
 
     ``rescale_min_samples`` (default 1: only a phase without a sample): with ``rescale``, a
     workload whose measured phase kept fewer SchedulingThroughput samples than this is rescaled
-    too, and the rescaled runs multiply until one keeps that many. Why: upstream's collector
+    too, and the rescaled runs grow until one keeps that many. Why: upstream's collector
     drops the first 1 s tick with a bind, so a phase ending between the second and third tick
     keeps one sample, the pods bound after the second tick over a whole second: its tail, which
     falls as the scheduler gets faster (BENCHMARKS.md measures with 3)."""
@@ -655,8 +656,8 @@ def rescale_workload(config: PerfConfig, result: WorkloadResult, *, factor: floa
     """``run_perf``'s ``rescale`` for one finished ``result`` of ``config``: None when it passed
     (or fell below its threshold) with at least ``min_samples`` SchedulingThroughput samples, or
     did not pass, or has no measured pods' count parameter to turn up; otherwise the workload run
-    again with its measured pods' count parameters times ``factor`` (then ``factor`` again, up to
-    :data:`RESCALE_TRIES` runs) until a run keeps ``min_samples``; the last run is returned.
+    again with its measured pods' count parameters times ``factor`` (then by :func:`_next_step`,
+    up to :data:`RESCALE_TRIES` runs) until a run keeps ``min_samples``; the last run is returned.
     ``options`` are :func:`run_workload`'s (the original's: ``cpu_time``, ``prebind_init``...)."""
     _check_factor(factor)
     _check_min_samples(min_samples, "min_samples")
@@ -688,7 +689,7 @@ def _too_few_samples(r: WorkloadResult, min_samples: int) -> bool:
 #: how many times a rescaled run multiplies the measured pods again while it keeps too few samples
 RESCALE_TRIES = 3
 #: a rescaled run's waits are given this many times the whole run before it on its clock, times
-#: the factor (the same work, ``factor`` times over, may take that much longer than linear as
+#: the step from it (the same work, the step times over, may take that much longer than linear as
 #: the cluster fills), and never less than RESCALE_MIN_WAIT seconds
 RESCALE_WAIT_SLACK = 4.0
 RESCALE_MIN_WAIT = 60.0
@@ -697,11 +698,17 @@ RESCALE_MIN_WAIT = 60.0
 def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | None, seed: int, factor: float,
               options: dict, original: WorkloadResult, min_samples: int = 1) -> WorkloadResult | None:
     """``run_perf``'s ``rescale``: the workload run with its measured pods' count parameters
-    multiplied by ``factor`` (then ``factor`` again, up to :data:`RESCALE_TRIES` runs) until its
-    phase keeps ``min_samples`` SchedulingThroughput samples; None when the test case has no such parameter (a
-    measured createPods with a fixed count: nothing of the workload's own to turn up).
+    multiplied by ``factor``, then again up to :data:`RESCALE_TRIES` runs in all until its phase
+    keeps ``min_samples`` SchedulingThroughput samples; None when the test case has no such
+    parameter (a measured createPods with a fixed count: nothing of the workload's own to turn up).
 
-    Each run's waits are bounded by the run before it (its whole time on its clock x ``factor`` x
+    **The step between tries** (:func:`_next_step`): after a try that kept no sample, ``factor``
+    again; after one that kept ``k >= 1`` but fewer than ``min_samples``, a step from ``k`` (the
+    smallest integer ``m >= 2`` with ``(k + 1) * m >= min_samples + 2``), not ``factor``: the
+    factor compounded (x10 keeping 1 of 3 samples, then x100) measured a workload many times
+    bigger than needed, which then overflowed the config's cluster and scaled it x100 too.
+
+    Each run's waits are bounded by the run before it (its whole time on its clock x the step x
     :data:`RESCALE_WAIT_SLACK`, at least :data:`RESCALE_MIN_WAIT`, at most the run's
     ``wait_timeout``, upstream's 10 minutes): a bigger workload that the cluster cannot hold
     (MixedSchedulingBasePod x100: 500,000 measured pods where 5,000 nodes of 4 CPUs hold 200,000
@@ -713,17 +720,20 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
     5000pods_500nodes: 500 nodes of 10 devices, 2,500 claims allocated before and 2,500 measured
     pods; the extendedresource cases the same with init pods) has no room for more measured pods.
     When a run fails because its pods did not fit (:func:`_pods_did_not_fit`), the same run is
-    made again with the cluster's size scaled by the same factor as the measured pods: the
+    made again with the cluster's size scaled by the same scale as the measured pods: the
     parameters of :func:`cluster_count_params` (node counts, with the per-node ResourceSlices
     that share them, and the init pods and claims that fill the cluster before the measured
-    phase); that run, and every later try, is reported with ``scaled_cluster_params`` and the
-    failed run's reason in ``cluster_scaled_because``. Why a pass of it is conservative evidence
-    for the config's workload: every Filter and Score of every measured pod runs over ``factor``
-    times the nodes (and DRA's allocator over ``factor`` times the slices), so each pod costs
+    phase); that run, and every later try (the cluster following each try's scale), is reported
+    with ``scaled_cluster_params`` (the values the cluster got) and the failed run's reason in
+    ``cluster_scaled_because``, which says that the run before it (passed, so its pods fit the
+    same cluster) was smaller: the extra pods overflow it. Only a failed fit scales the cluster:
+    a run that is merely slow does not. Why a pass of it is conservative evidence
+    for the config's workload: every Filter and Score of every measured pod runs over the scale
+    times the nodes (and DRA's allocator over the scale times the slices), so each pod costs
     more than in the config's cluster, never less. Why the init pods and claims are scaled too,
-    by the same factor and no more: the measured pods then see the config's fill ratio all
+    by the same scale and no more: the measured pods then see the config's fill ratio all
     along (5000pods_500nodes: half the devices taken when they start, all at the end); with the
-    config's init count in a ``factor`` times bigger cluster they would start in an emptier one
+    config's init count in a cluster the scale times bigger they would start in an emptier one
     (12.5% taken instead of 50%), where fewer nodes are full and each pod finds its feasible
     nodes sooner: cheaper per pod than the config's, which would overstate the rate. A
     parameter that is 0 (no nodes without devices, no init claims) stays 0."""
@@ -731,45 +741,71 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
     if not names:
         return None
     previous = original
+    previous_scale = 1.0
     run: WorkloadResult | None = None
     scale = 1.0
+    step = factor                 # the next try's scale over the run before it (_next_step)
     cluster: list[str] = []       # the cluster's parameters, once a run's pods did not fit
     because = ""
     tries, again = 0, False
     while again or tries < RESCALE_TRIES:
         if not again:
             tries += 1
-            scale *= factor
+            scale = previous_scale * step
         again = False
         scaled = w.scaled(names, scale, cluster)
-        budget = min(options.get("wait_timeout", WAIT_TIMEOUT), _rescale_wait(previous, factor))
+        budget = min(options.get("wait_timeout", WAIT_TIMEOUT), _rescale_wait(previous, step))
         run = run_workload(config, tc, scaled, topic=topic, seed=seed, **{**options, "wait_timeout": budget})
         run.scaled_params = {n: scaled.params[n] for n in names}
         run.scaled_cluster_params = {n: scaled.params[n] for n in cluster}
         run.cluster_scaled_because = because
         if not cluster and _pods_did_not_fit(run):
+            # the run before it passed in this same cluster (a failed run ends the tries), so
+            # the pods this one added are the ones that found no room
+            overflow = (f"the {'original' if previous is original else f'x{previous_scale:g}'} run before it "
+                        f"fit the same cluster: the extra pods of x{scale:g} overflow it")
             node_params, fill_params = cluster_count_params(config, tc, w)
             node_params = [n for n in node_params if n not in names]
             if node_params:
                 cluster = [*node_params, *(n for n in fill_params if n not in names and n not in node_params)]
-                because = run.reason
+                because = f"{run.reason} ({overflow})"
                 again = True  # the same scale, the cluster scaled with it (not a try of its own)
                 continue
-            run.reason += " (its pods do not fit the cluster, and no count parameter of a createNodes op sizes it)"
+            run.reason += f" ({overflow}, and no count parameter of a createNodes op sizes the cluster)"
         elif run.status == "failed" and run.reason.startswith("op ") and "timed out after" in run.reason \
                 and budget < WAIT_TIMEOUT:
-            run.reason += (f" (a rescaled run's waits get {RESCALE_WAIT_SLACK:g}x the factor {factor:g} times the "
+            run.reason += (f" (a rescaled run's waits get {RESCALE_WAIT_SLACK:g}x the step {step:g} times the "
                            f"{previous.virtual_seconds:.3g}s the run before it took, at least {RESCALE_MIN_WAIT:g}s: "
                            "this run did not scale like its workload, e.g. its cluster has no room for the extra "
                            "pods)")
         if run.status not in ("passed", "below-threshold") or not _too_few_samples(run, min_samples):
             break
-        previous = run
+        previous, previous_scale = run, scale
+        step = _next_step(run.throughput_samples or 0, min_samples, factor)
     return run
 
 
+def _next_step(kept: int, min_samples: int, factor: float) -> float:
+    """How much bigger than a rescaled run keeping ``kept`` < ``min_samples`` throughput samples
+    the next try is: ``factor`` when it kept none (nothing tells its length: the factor asked
+    for); otherwise the smallest integer ``m >= 2`` with ``(kept + 1) * m >= min_samples + 2``.
+
+    Why: upstream's collector drops its first 1 s tick with a bind and keeps one sample per
+    whole tick after it, so a phase keeping ``k`` samples lasted at least ``k + 1`` ticks from
+    its first (at most ``k + 2``). ``m`` times its pods take about ``m`` times as long, at least
+    ``m * (k + 1)`` ticks, and a phase lasting ``min_samples + 1`` ticks past its first keeps
+    ``min_samples``; one tick more is the margin for a rate that does not scale linearly (the
+    phase's start within its first tick, a cluster filling up). The lower bound ``k + 1`` keeps
+    the step from overshooting: the factor again (x10 then x100) measured a workload so much
+    bigger that it no longer fit the config's cluster. ``m >= 2`` always holds (``k + 1 <=
+    min_samples``), and every try stays bigger than the one before."""
+    if kept <= 0:
+        return factor
+    return float(max(2, -(-(min_samples + 2) // (kept + 1))))
+
+
 def _rescale_wait(previous: WorkloadResult, factor: float) -> float:
-    """The wait timeout of a run ``factor`` times bigger than ``previous`` (see ``_rescaled``)."""
+    """The wait timeout of a run ``factor`` (the step) times bigger than ``previous`` (see ``_rescaled``)."""
     return min(WAIT_TIMEOUT, max(RESCALE_MIN_WAIT, RESCALE_WAIT_SLACK * factor * previous.virtual_seconds))
 
 

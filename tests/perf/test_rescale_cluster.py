@@ -9,6 +9,7 @@ from fastsched.perf import load_perf_config, run_perf
 from fastsched.perf import runner as perf_runner
 from fastsched.perf.config import PerfConfigError
 from fastsched.perf.metrics import PerfReport, PhaseStats, WorkloadResult
+from fastsched.perf.report import rescaled_label
 from fastsched.perf.runner import _pods_did_not_fit, cluster_count_params
 
 from .conftest import POD
@@ -182,13 +183,41 @@ def test_the_cluster_stays_scaled_for_the_next_tries(perf_dir, monkeypatch):
     config = load_perf_config(perf_dir(FILLED, pod__yaml=POD))
     calls = _fake(monkeypatch, 40, 300)
     (r,) = run_perf(config, workload="w", rescale=4, rescale_min_samples=3).results
-    # original; x4 does not fit; x4 with the cluster (0 samples); x16 with it (1); x64 with it (4)
-    assert calls == [(20, 1, 20), (80, 1, 20), (80, 4, 80), (320, 16, 320), (1280, 64, 1280)]
+    # original; x4 does not fit; x4 with the cluster (0 samples); x16 with it (1 sample: a step
+    # of 3 from it, not x4 again); x48 with it (3)
+    assert calls == [(20, 1, 20), (80, 1, 20), (80, 4, 80), (320, 16, 320), (960, 48, 960)]
     rs = r.rescaled
-    assert rs.scaled_params == {"measured": 1280} and rs.throughput_samples == 4
-    assert rs.scaled_cluster_params == {"nodes": 64, "spare": 0, "init": 1280}
+    assert rs.scaled_params == {"measured": 960} and rs.throughput_samples == 3
+    assert rs.scaled_cluster_params == {"nodes": 48, "spare": 0, "init": 960}
     assert "Unschedulable" in rs.cluster_scaled_because
+    assert rs.cluster_scaled_because.endswith(
+        "(the original run before it fit the same cluster: the extra pods of x4 overflow it)")
     assert r.scaled_cluster_params == {} and r.measured is None  # the original as it ran
+
+
+@pytest.mark.parametrize("fits_per_node, calls, cluster", [
+    # x4 fits (100 of 200) and keeps 1 sample of 3: a step of 3 to x12, whose 260 pods overflow
+    # the one node; x12 again with the cluster x12 too (and 3 samples)
+    (200, [(20, 1, 20), (80, 1, 20), (240, 1, 20), (240, 12, 240)], {"nodes": 12, "spare": 0, "init": 240}),
+    # every try fits: the cluster is never scaled
+    (1000, [(20, 1, 20), (80, 1, 20), (240, 1, 20)], {}),
+])
+def test_the_cluster_is_scaled_only_when_a_stepped_try_does_not_fit(perf_dir, monkeypatch, fits_per_node, calls,
+                                                                    cluster):
+    config = load_perf_config(perf_dir(FILLED, pod__yaml=POD))
+    made = _fake(monkeypatch, fits_per_node, 80)
+    (r,) = run_perf(config, workload="w", rescale=4, rescale_min_samples=3).results
+    assert made == calls
+    rs = r.rescaled
+    assert rs.status == "passed" and rs.throughput_samples == 3 and rs.scaled_params == {"measured": 240}
+    assert rs.scaled_cluster_params == cluster
+    if cluster:
+        assert rs.cluster_scaled_because.endswith(
+            "(the x4 run before it fit the same cluster: the extra pods of x12 overflow it)")
+        assert rescaled_label(rs) == "measured=240; cluster scaled: nodes=12, spare=0, init=240"
+        assert r.as_dict()["rescaled"]["scaled_cluster_params"] == cluster
+    else:
+        assert rs.cluster_scaled_because == "" and not r.as_dict()["rescaled"]["cluster_scaled"]
 
 
 def test_a_slow_rescaled_run_does_not_scale_the_cluster(perf_dir, monkeypatch):
@@ -227,8 +256,8 @@ def test_without_a_node_count_param_the_failed_run_says_so(perf_dir, monkeypatch
     monkeypatch.setattr(perf_runner, "run_workload", fake)
     (r,) = run_perf(config, workload="w", rescale=4).results
     assert len(calls) == 2 and r.rescaled.status == "failed" and not r.rescaled.scaled_cluster_params
-    assert r.rescaled.reason.endswith("(its pods do not fit the cluster, and no count parameter of a createNodes "
-                                      "op sizes it)")
+    assert r.rescaled.reason.endswith("(the original run before it fit the same cluster: the extra pods of x4 "
+                                      "overflow it, and no count parameter of a createNodes op sizes the cluster)")
 
 
 def _cluster_scaled_result() -> WorkloadResult:

@@ -165,7 +165,7 @@ def _fake_sampled_runs(monkeypatch, per_pods: int):
     (3, 50, [50, 200], 200),            # one sample kept, 3 asked: x4 keeps 4
     (3, 20, [50, 200], 200),            # 2 samples, fewer than 3: x4 keeps 10
     (3, 10, [50], None),                # 5 samples: no rescaled run
-    (3, 100, [50, 200, 800], 800),      # none, then 2, then 8
+    (3, 100, [50, 200, 400], 400),      # none, then 2 (a step of 2 from them, not x4 again), then 4
     (5, 10**6, [50, 200, 800, 3200], 3200),  # never enough: the last try is reported
 ])
 def test_min_samples_rescales_runs_measured_by_their_tail(perf_dir, monkeypatch, min_samples, per_pods, calls, kept):
@@ -270,7 +270,7 @@ def test_a_rescaled_run_past_its_budget_fails_and_says_why(perf_dir, monkeypatch
     assert made == [50, 200]  # no further try after a failure
     assert r.status == "passed" and r.rescaled.status == "failed"
     assert r.rescaled.reason == (
-        "op 1 (createPods): timed out after 60s waiting for pods (a rescaled run's waits get 4x the factor 4 "
+        "op 1 (createPods): timed out after 60s waiting for pods (a rescaled run's waits get 4x the step 4 "
         "times the 2s the run before it took, at least 60s: this run did not scale like its workload, e.g. "
         "its cluster has no room for the extra pods)")
 
@@ -290,3 +290,67 @@ def test_rescale_workload_reruns_one_finished_result(perf_dir, monkeypatch):
     assert rescale_workload(config, r, factor=4, min_samples=3) is None and made == [50, 200]
     with pytest.raises(PerfConfigError, match="rescale: Invalid value: 1: must be greater than 1"):
         rescale_workload(config, r, factor=1)
+
+
+@pytest.mark.parametrize("kept, min_samples, factor, step", [
+    (0, 3, 10.0, 10.0),   # no sample: nothing tells the phase's length, the factor asked for
+    (1, 3, 10.0, 3.0),    # 2 ticks at least, x3 lasts 6 >= 5
+    (2, 3, 10.0, 2.0),    # 3 ticks, x2 lasts 6 >= 5
+    (1, 2, 4.0, 2.0),     # 2 ticks, x2 lasts 4 >= 4
+    (1, 5, 4.0, 4.0),     # 2 ticks, x4 lasts 8 >= 7 (x3: 6, short of it)
+    (3, 10, 1.5, 3.0),    # 4 ticks, x3 lasts 12 >= 12; independent of the factor
+    (4, 5, 4.0, 2.0),     # never below 2, even one sample short
+])
+def test_the_next_step_follows_from_the_samples_kept(kept, min_samples, factor, step):
+    assert perf_runner._next_step(kept, min_samples, factor) == step
+
+
+@pytest.mark.parametrize("factor, min_samples, samples, calls", [
+    # SchedulingInTreePVs x10 keeping 1 of 3: x30 next, not x100 (which overflowed its cluster)
+    (10, 3, {500: 1, 1500: 3}, [50, 500, 1500]),
+    (10, 3, {500: 2, 1000: 4}, [50, 500, 1000]),
+    # no sample: the factor again, each time
+    (4, 3, {}, [50, 200, 800, 3200]),
+    (4, 1, {}, [50, 200, 800, 3200]),
+    # none, none, then 2 of 5: x3 from them (the last try)
+    (4, 5, {800: 2, 2400: 4}, [50, 200, 800, 2400]),
+    # one of 5 (x4 from it), then 3 of 5 (x2 from them)
+    (4, 5, {200: 1, 800: 3, 1600: 7}, [50, 200, 800, 1600]),
+])
+def test_tries_after_a_short_sampled_run_step_from_its_samples(perf_dir, monkeypatch, factor, min_samples, samples,
+                                                               calls):
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    made = []
+
+    def fake(config, tc, w, **kw):
+        pods = w.params["pods"]
+        made.append(pods)
+        k = samples.get(pods, 0)
+        return WorkloadResult(tc.name, w.name, "passed", threshold=w.threshold_for(None), virtual_seconds=1.0,
+                              measured=float(pods) if k else None,
+                              phases=[PhaseStats("m", ["ns"], pods_scheduled=pods, seconds=1.0, throughput_samples=k)])
+
+    monkeypatch.setattr(perf_runner, "run_workload", fake)
+    (r,) = run_perf(config, workload="hard", rescale=factor, rescale_min_samples=min_samples).results
+    assert made == calls
+    assert r.rescaled.scaled_params == {"pods": calls[-1]}
+    assert r.rescaled.throughput_samples == samples.get(calls[-1], 0)
+
+
+def test_a_stepped_tries_wait_budget_follows_its_step(perf_dir, monkeypatch):
+    # x10 (500 pods, 30 s on its clock) keeps 1 sample of 3: the next try is x3 from it and
+    # gets 4 * 3 * 30 = 360 s, not 4 * 10 * 30 (the factor: 1,200, capped at 600)
+    config = load_perf_config(perf_dir(CONFIG, pod__yaml=POD))
+    budgets = []
+
+    def fake(config, tc, w, **kw):
+        pods = w.params["pods"]
+        budgets.append((pods, kw.get("wait_timeout")))
+        k = {500: 1, 1500: 3}.get(pods, 0)
+        return WorkloadResult(tc.name, w.name, "passed", virtual_seconds={50: 2.0, 500: 30.0}.get(pods, 90.0),
+                              measured=float(pods) if k else None,
+                              phases=[PhaseStats("m", ["ns"], pods_scheduled=pods, seconds=1.0, throughput_samples=k)])
+
+    monkeypatch.setattr(perf_runner, "run_workload", fake)
+    run_perf(config, workload="hard", rescale=10, rescale_min_samples=3)
+    assert budgets[1:] == [(500, 80.0), (1500, 360.0)]  # x10 from the original's 2 s: 4 * 10 * 2 = 80

@@ -537,13 +537,14 @@ class VolumeBinding(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, Vec
             s = _state(state)
         except KeyError as e:
             return np.zeros(n, dtype=np.int64), Status.from_error(e)
-        if not s.pod_volumes_by_node and not s.vector_results and (
-                s.everywhere is None or not self._score_volumes(s.everywhere[1])):
+        # filter_passes_everywhere's PodVolumes, the same on every row, score 0 (or there are none)
+        everywhere_zero = s.everywhere is None or not self._score_volumes(s.everywhere[1])
+        if not s.pod_volumes_by_node and not s.vector_results and everywhere_zero:
             # no node has PodVolumes (a pod without claims, under the gate), or every node the
-            # same that score 0 (filter_passes_everywhere's): 0 everywhere
+            # same that score 0: 0 everywhere
             return np.zeros(n, dtype=np.int64), None
         # (_score_groups gives rows outside the groups 0: not when ``everywhere`` may score them)
-        if not s.pod_volumes_by_node and (s.everywhere is None or not self._score_volumes(s.everywhere[1])) \
+        if not s.pod_volumes_by_node and everywhere_zero \
                 and all(entry[0] is nodes.table for entry in s.vector_results):
             return self._score_groups(s, nodes), None
         out = np.zeros(n, dtype=np.int64)

@@ -140,6 +140,20 @@ class _PodDerived:
         self.host_ports = host_ports
 
 
+def release_template(templates: list, index: dict, free: list[int], t: int) -> None:
+    """One user fewer of template ``t`` of ``templates`` (a pod template's record or a node
+    template's row): at zero the template is forgotten, its key dropped from ``index`` and its
+    slot put on ``free`` for the next template interned (slots, not list removals: records and
+    rows hold the template's position)."""
+    tmpl = templates[t]
+    assert tmpl is not None  # a user's template is live
+    tmpl.refs -= 1
+    if tmpl.refs == 0:
+        del index[tmpl.key]
+        templates[t] = None
+        free.append(t)
+
+
 class _PodTemplate:
     """Pods identical but for name and uid (``spec.nodeName`` being their row's node)."""
 
@@ -309,13 +323,7 @@ class LazyObjects:
         if self._shared:
             self._own("node_template")
         self.node_template[row] = -1
-        tmpl = self._node_templates[t]
-        assert tmpl is not None  # a row's template is live
-        tmpl.refs -= 1
-        if tmpl.refs == 0:
-            del self._node_template_index[tmpl.key]
-            self._node_templates[t] = None
-            self._free_node_templates.append(t)
+        release_template(self._node_templates, self._node_template_index, self._free_node_templates, t)
 
     def _build_node(self, row: int) -> "Node":
         """The Node of a templated row, rebuilt and kept."""

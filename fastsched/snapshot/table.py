@@ -102,7 +102,8 @@ from ..framework.types import (
 from .cow import (LABEL_PREFIX, RECORD_COLUMNS, ROW_COLUMNS, ROW_OF, SHAPE_COLUMNS, VALUES_PREFIX, CopyOnWriteColumns,
                   _Index, _Values)
 from .lazy import (_NODE_OWN_FIELDS, _POD_OWN_FIELDS, LazyObjects, RowNodes, RowPods, RowPorts, _derived_key,
-                   _labels_alone_differ, _NodeTemplate, _PodDerived, _PodTemplate, _template_getter, pooled_ints)
+                   _labels_alone_differ, _NodeTemplate, _PodDerived, _PodTemplate, _template_getter, pooled_ints,
+                   release_template)
 from .signatures import CountSubscription, SignatureCounts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -1143,13 +1144,7 @@ class NodeTable(SignatureCounts, LazyObjects, CopyOnWriteColumns):
     def _release_template(self, t: int) -> None:
         """A record no longer refers to pod template ``t``: forgotten (with its prototype) when
         nothing does."""
-        tmpl = self._pod_templates[t]
-        assert tmpl is not None  # the record's template is live
-        tmpl.refs -= 1
-        if tmpl.refs == 0:
-            del self._pod_template_index[tmpl.key]
-            self._pod_templates[t] = None
-            self._free_pod_templates.append(t)
+        release_template(self._pod_templates, self._pod_template_index, self._free_pod_templates, t)
 
     def _free_record(self, rec: int) -> None:
         if self._shared:

@@ -233,3 +233,40 @@ def test_standalone_cache_bulk_pods():
     cache.remove_pod(pods[0])                     # a ghost that came back with its node
     assert sorted(pi.pod.name for pi in cache.pods_on_node("a")) == ["p2", "p4"]
     assert cache.pod_count() == 4 and cache.bulk.n_live == 3
+
+
+def _live_templates(templates: list, index: dict, free: list) -> list:
+    """The refs of the live templates, checking the slot bookkeeping: every live template indexed
+    by its key at its slot, every free slot empty and listed once."""
+    live = [t for t in templates if t is not None]
+    assert sorted(index.values()) == [i for i, t in enumerate(templates) if t is not None]
+    assert all(templates[index[t.key]] is t for t in live)
+    assert sorted(free) == [i for i, t in enumerate(templates) if t is None]
+    return [t.refs for t in live]
+
+
+@pytest.mark.parametrize("name", ["basic", "generated-1"])
+def test_templates_released_with_their_last_user_and_their_slots_reused(name):
+    # pod templates counted by their records, node templates by their rows: each is forgotten
+    # (key and slot) when its last user leaves, and a template interned later takes a freed slot
+    s = in_bulk(BUILDS[name])
+    t = s.snapshot.table
+    pod_books = (t._pod_templates, t._pod_template_index, t._free_pod_templates)
+    node_books = (t._node_templates, t._node_template_index, t._free_node_templates)
+    pods = [p for p in s.pods.values() if p.node_name]
+    refs = _live_templates(*pod_books)
+    assert refs and sum(refs) == sum(int(t.pod_template[t.find_pod(p.node_name, p.uid)]) >= 0 for p in pods)
+    assert _live_templates(*node_books)
+    slots = len(t._pod_templates)
+    for p in pods:
+        s.delete_pod(p)
+    assert _live_templates(*pod_books) == [] and len(t._free_pod_templates) == slots
+    for node in sorted(t.row_of):
+        s.delete_node(node)
+    assert _live_templates(*node_books) == []
+    _, nodes, again = BUILDS[name]()
+    s.add_nodes(nodes)
+    s.add_pods([p for p in again if p.node_name])
+    assert s.snapshot.table is t
+    assert _live_templates(*pod_books) and len(t._pod_templates) == slots  # the freed slots taken again
+    assert _live_templates(*node_books)

@@ -971,3 +971,46 @@ def test_pods_with_bound_claims_committed_from_their_placement(seed):
             placed[judged] = counter.placed
             assert _full_state(s, [])["results"] == states["generic"]["results"]
     assert placed[True] - placed[False] >= len(bound), (placed, len(bound))
+
+
+class _DecliningCommit(_CountingCommit):
+    """``Scheduler._bind_commit`` refusing every other commit asked from the placement, as the
+    compiled commit does when it writes nothing (returns False): the pod then goes through the
+    binding cycle after all, VolumeBinding having judged it idle and left what its Reserve would
+    in the state (``Framework.idle_binding_at``)."""
+
+    def __init__(self, inner):
+        super().__init__(inner)
+        self.asked = self.declined = 0
+
+    def commit(self, *args):
+        if len(args) > 9:
+            self.asked += 1
+            if self.asked % 2:
+                self.declined += 1
+                return False
+        return super().commit(*args)
+
+
+@pytest.mark.parametrize("seed", [3, 14])
+def test_pods_with_bound_claims_whose_placed_commit_declines(seed):
+    """A pod with bound claims judged idle for its chosen node whose commit from the placement then
+    declines (writes nothing) is bound by the binding cycle instead: every pod's result, the
+    claims' and PVs' state, the cache, queue and table end as on the generic path, and the pods
+    declined at the placement are still served by the compiled path's other steps."""
+    _, states = _compare(_bound_claims_build(seed), lambda s, seen, path: s.run(until=120.0))
+    inner = Scheduler._bind_commit
+    Scheduler._bind_commit = declining = _DecliningCommit(inner)
+    try:
+        s = _configure(_bound_claims_build(seed)(), "compiled")
+        seen = []
+        _watch(s, seen)
+        s.run(until=120.0)
+    finally:
+        Scheduler._bind_commit = inner
+    assert declining.declined > 10 and declining.placed > 10, (declining.declined, declining.placed)
+    state = _full_state(s, seen)
+    for key in states["generic"]:
+        assert state[key] == states["generic"][key], (key, _first_difference(state[key], states["generic"][key]))
+    # the pods declined at their placement went through the binding cycle's compiled commit
+    assert declining.done - declining.placed >= declining.declined, (declining.done, declining.placed)

@@ -878,8 +878,9 @@ def _sync_shadow(shadow: ShadowTable, table: "NodeTable") -> None:
     are copied for a new shadow, another table or log (a fork's, a restored one), a table whose
     columns changed shape, or a log that wrapped past the last build's position."""
     synced = shadow.synced
-    if synced is not None and synced[0] is table and synced[1] is getattr(table, "_change_pos", None):
-        end = int(synced[1][0])
+    log_pos = getattr(table, "_change_pos", None)
+    if synced is not None and log_pos is not None and synced[0] is table and synced[1] is log_pos:
+        end = int(log_pos[0])
         start = synced[2]
         log = table._change_rows
         if 0 <= end - start <= len(log):

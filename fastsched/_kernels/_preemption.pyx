@@ -120,6 +120,58 @@ cdef int64_t _usage_core(Py_ssize_t nw, Py_ssize_t nr, const int64_t* rows, cons
     return m
 
 
+def refresh_rows(dst_req_, dst_count_, dst_ports_, src_req_, src_count_, src_ports_, rows_, log_, int64_t start,
+                 int64_t end):
+    """Copy the rows ``rows`` and the rows of the changed-rows log ``log`` entries ``start <= q < end``
+    (entry ``q`` at ``q % len(log)``, ``_table``'s ring) from the table's ``requested`` (C, R)
+    int64, ``pod_count`` (C,) int64 and ``has_host_ports`` (C,) bool into a shadow's arrays of the
+    same shapes: the rows where the shadow may differ from the table after its nominated pods were
+    added and the table changed (``runtime.nominated._nominated_shadow``; the whole columns were
+    copied each failing cycle). The caller makes sure ``end - start`` is at most the log's length
+    (else entries were overwritten) and that the log is the table's. A row outside the arrays
+    raises IndexError before anything is written."""
+    cdef cnp.ndarray d_req = matrix(dst_req_, cnp.NPY_INT64, True, True, "refresh_rows dst requested")
+    cdef cnp.ndarray d_cnt = vector(dst_count_, cnp.NPY_INT64, True, True, "refresh_rows dst pod_count")
+    cdef cnp.ndarray d_hp = vector(dst_ports_, cnp.NPY_BOOL, True, True, "refresh_rows dst has_host_ports")
+    cdef cnp.ndarray s_req = matrix(src_req_, cnp.NPY_INT64, False, True, "refresh_rows requested")
+    cdef cnp.ndarray s_cnt = vector(src_count_, cnp.NPY_INT64, False, True, "refresh_rows pod_count")
+    cdef cnp.ndarray s_hp = vector(src_ports_, cnp.NPY_BOOL, False, True, "refresh_rows has_host_ports")
+    cdef cnp.ndarray a_rows = vector(rows_, cnp.NPY_INT64, False, True, "refresh_rows rows")
+    cdef cnp.ndarray a_log = vector(log_, cnp.NPY_INT64, False, True, "refresh_rows log")
+    cdef Py_ssize_t n = cnp.PyArray_DIM(d_req, 0), nr = cnp.PyArray_DIM(d_req, 1)
+    if (cnp.PyArray_DIM(s_req, 0) != n or cnp.PyArray_DIM(s_req, 1) != nr or cnp.PyArray_DIM(d_cnt, 0) != n
+            or cnp.PyArray_DIM(s_cnt, 0) != n or cnp.PyArray_DIM(d_hp, 0) != n or cnp.PyArray_DIM(s_hp, 0) != n):
+        raise ValueError("refresh_rows: shapes do not match")
+    cdef Py_ssize_t size = cnp.PyArray_DIM(a_log, 0)
+    if end < start or (size == 0 and end > start) or end - start > size:
+        raise ValueError("refresh_rows: log entries outside the log")
+    cdef int64_t* dreq = <int64_t*>cnp.PyArray_DATA(d_req)
+    cdef int64_t* dcnt = <int64_t*>cnp.PyArray_DATA(d_cnt)
+    cdef uint8_t* dhp = <uint8_t*>cnp.PyArray_DATA(d_hp)
+    cdef const int64_t* sreq = <const int64_t*>cnp.PyArray_DATA(s_req)
+    cdef const int64_t* scnt = <const int64_t*>cnp.PyArray_DATA(s_cnt)
+    cdef const uint8_t* shp = <const uint8_t*>cnp.PyArray_DATA(s_hp)
+    cdef const int64_t* rows = <const int64_t*>cnp.PyArray_DATA(a_rows)
+    cdef const int64_t* log = <const int64_t*>cnp.PyArray_DATA(a_log)
+    cdef Py_ssize_t ds0 = stride_of_dim(d_req, 0), ss0 = stride_of_dim(s_req, 0)
+    cdef Py_ssize_t nq = cnp.PyArray_DIM(a_rows, 0), k, j
+    cdef int64_t q, r
+    for k in range(nq):  # checked first: a bad row leaves the shadow as it was
+        if rows[k] < 0 or rows[k] >= n:
+            raise IndexError(f"refresh_rows: row {rows[k]} outside {n} rows")
+    for q in range(start, end):
+        r = log[q % size]
+        if r < 0 or r >= n:
+            raise IndexError(f"refresh_rows: logged row {r} outside {n} rows")
+    with nogil:
+        for k in range(nq + <Py_ssize_t>(end - start)):
+            r = rows[k] if k < nq else log[(start + k - nq) % size]
+            for j in range(nr):
+                dreq[r * ds0 + j] = sreq[r * ss0 + j]
+            dcnt[r] = scnt[r]
+            dhp[r] = shp[r]
+
+
 def add_rows(out_, counts_, rows_, vectors_, pos_of_=None):
     """The nominated pods' usage summed per node: for each pod ``q`` with
     ``p = pos_of[rows[q]]`` (``rows[q]`` itself without ``pos_of``) and ``p >= 0``,

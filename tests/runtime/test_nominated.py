@@ -366,3 +366,116 @@ def test_counted_leaves_out_the_pods_own_nomination_as_a_comparison_of_every_uid
         assert got[1].tolist() == vectors[keep].tolist()
         assert got[2].tolist() == np.flatnonzero(keep).tolist()
     assert excluded > 5  # (the pod's own entry was there to leave out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_shadow_refreshed_from_the_changed_rows_equals_a_whole_copy(seed):
+    """The Filter pass's shadow (``_nominated_shadow``) copies only the rows its last build added
+    nominated pods to and the rows the table's changed-rows log holds since: after bound pods added
+    and deleted (host ports among them), nominations added, moved and withdrawn, nodes added and
+    removed, and a log that wrapped, its columns equal a shadow built from a whole copy, and the
+    refresh path is the one taken (not only whole copies)."""
+    import random
+
+    import numpy as np
+
+    from fastsched.framework.types import PodInfo
+    from fastsched.testing import make_node, make_pod
+
+    rng = random.Random(seed)
+    s, fw, nominator = _with_nominator(6, "16", "32Gi")
+    nodes = [f"n{i}" for i in range(6)]
+    bound: list = []
+    current: dict[str, PodInfo] = {}
+    refreshed = 0
+    real = nominated._preemption.refresh_rows
+
+    def counting(*args):
+        nonlocal refreshed
+        refreshed += 1
+        return real(*args)
+
+    nominated._preemption.refresh_rows = counting
+    try:
+        for step in range(120):
+            for _ in range(rng.choice((1, 2, 3))):
+                op = rng.random()
+                if op < 0.3 and nodes:
+                    name = f"b{step}-{op:.6f}"
+                    pod = make_pod(name, uid=f"uid-{name}", cpu=f"{rng.randint(1, 3)}",
+                                   host_ports=rng.choice([(), (), (9000 + rng.randrange(3),)]))
+                    s.add_pod(pod.replace(node_name=rng.choice(nodes)))
+                    bound.append(pod)
+                elif op < 0.45 and bound:
+                    s.delete_pod(bound.pop(rng.randrange(len(bound))))
+                elif op < 0.7 or not current:
+                    name = f"p{step}-{op:.6f}"
+                    pod = make_pod(name, uid=f"uid-{name}", cpu=f"{rng.randint(1, 4)}", priority=rng.randint(0, 3),
+                                   host_ports=rng.choice([(), (8080,)]))
+                    target = rng.choice(nodes + ["gone"])
+                    current[name] = PodInfo(pod.replace(nominated_node_name=target))
+                    nominator.add_nominated_pod(current[name])
+                elif op < 0.85:
+                    nominator.delete_nominated_pod_if_exists(current.pop(rng.choice(sorted(current))).pod)
+                elif op < 0.93:
+                    nodes.append(f"n{len(nodes)}-{step}")
+                    s.add_nodes([make_node(nodes[-1], cpu="16", memory="32Gi")])
+                elif len(nodes) > 2:
+                    gone = nodes.pop(rng.randrange(len(nodes)))
+                    for p in [p for p in bound if s.get_pod_by_uid(p.uid) is not None
+                              and s.get_pod_by_uid(p.uid).node_name == gone]:
+                        bound.remove(p)
+                        s.delete_pod(p)
+                    s.delete_node(gone)
+            table = s.cache.update_snapshot().table
+            if step == 60:  # a reader that fell behind the whole log copies everything
+                table._change_pos[0] += len(table._change_rows) + 1
+            st = nominated.table_state(table)
+            pod = make_pod(f"me{step}", uid=f"uid-me{step}", cpu="1", priority=3)
+            shadow = nominated._nominated_shadow(st, fw, CycleState(), pod, table)
+            fresh = nominated.TableState(table)
+            want = nominated._nominated_shadow(fresh, fw, CycleState(), pod, table)
+            if want is None:
+                assert shadow is None, step
+                continue
+            assert shadow is st.shadow
+            np.testing.assert_array_equal(shadow.requested, want.requested, err_msg=str(step))
+            np.testing.assert_array_equal(shadow.pod_count, want.pod_count, err_msg=str(step))
+            np.testing.assert_array_equal(shadow.has_host_ports, want.has_host_ports, err_msg=str(step))
+            def ports(t):
+                return {r: None if t.ports[r] is None else t.ports[r]._ports for r in range(table.capacity)}
+
+            assert ports(shadow) == ports(want), step
+    finally:
+        nominated._preemption.refresh_rows = real
+    assert refreshed > 30
+
+
+def test_refresh_rows_copies_the_rows_and_the_logged_rows_only():
+    """The kernel: the given rows and the log's entries ``start <= q < end`` (a ring) are copied,
+    no other; a bad row or a range longer than the log raises before anything is written."""
+    import numpy as np
+
+    from fastsched._kernels import _preemption
+
+    src_req = np.arange(24, dtype=np.int64).reshape(8, 3)
+    src_cnt = np.arange(8, dtype=np.int64) + 100
+    src_hp = np.array([True, False] * 4)
+    dst_req, dst_cnt, dst_hp = np.full((8, 3), -1, np.int64), np.full(8, -1, np.int64), np.zeros(8, bool)
+    log = np.array([5, 6, 7, 1], dtype=np.int64)  # entries 5..6 are at 1, 2: rows 6 and 7
+    _preemption.refresh_rows(dst_req, dst_cnt, dst_hp, src_req, src_cnt, src_hp,
+                             np.array([0, 2], dtype=np.int64), log, 5, 7)
+    copied = [0, 2, 6, 7]
+    for r in range(8):
+        if r in copied:
+            assert dst_req[r].tolist() == src_req[r].tolist() and dst_cnt[r] == src_cnt[r] and dst_hp[r] == src_hp[r]
+        else:
+            assert dst_req[r].tolist() == [-1, -1, -1] and dst_cnt[r] == -1 and not dst_hp[r]
+    before = dst_req.copy()
+    with pytest.raises(IndexError):
+        _preemption.refresh_rows(dst_req, dst_cnt, dst_hp, src_req * 2, src_cnt, src_hp,
+                                 np.array([1, 8], dtype=np.int64), log, 5, 7)
+    with pytest.raises(ValueError):
+        _preemption.refresh_rows(dst_req, dst_cnt, dst_hp, src_req * 2, src_cnt, src_hp,
+                                 np.array([1], dtype=np.int64), log, 0, 5)
+    np.testing.assert_array_equal(dst_req, before)

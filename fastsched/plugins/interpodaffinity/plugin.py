@@ -140,6 +140,12 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         #: shape key -> ShapePlan, and the last plan used (see :meth:`_shape_plan`)
         self._plans: dict[tuple, ShapePlan] = {}
         self._last_plan: ShapePlan | None = None
+        #: (cycle state, pod, table, namespace labels, plan) of the last planned PreFilter: its
+        #: PreScore in the same cycle (the same CycleState object and pod, held here so neither
+        #: identity can be reused) lists the same snapshot and reads the same namespace, so it
+        #: takes them as they are instead of resolving the lister's extent, the namespace's
+        #: labels and the pod's plan again (see :meth:`pre_score`)
+        self._cycle_plan: tuple | None = None
 
     def name(self) -> str:
         return NAME
@@ -366,6 +372,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         table, rows = batch
         ns_labels = self._namespaces.labels_of(pod.namespace)
         plan = self._shape_plan(pod, table, ns_labels)
+        self._cycle_plan = (state, pod, table, ns_labels, plan)
         affinity, anti_affinity = plan.affinity, plan.anti_affinity
         if not table.total_pods_with_req_anti:
             if not affinity and not anti_affinity:
@@ -510,6 +517,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.SKIP)
 
+        cycle = self._cycle_plan
+        if cycle is not None and cycle[0] is state and cycle[1] is pod and _batch_of(nodes) is not None:
+            # this cycle's planned PreFilter resolved the plan over every row of the lister's
+            # table (its condition): the branch below with its table, namespace labels and plan
+            table, ns_labels, plan = cycle[2], cycle[3], cycle[4]
+            if not has_constraints and not table.total_pods_with_affinity:
+                return Status(Code.SKIP)
+            return self._pre_score_planned(state, pod, table, ns_labels, plan)
         node_infos = lister.node_infos()
         extent = _listed_extent(node_infos) if _batch_of(nodes) is not None else None
         if extent is not None and not has_constraints and not extent[0].total_pods_with_affinity:
@@ -519,20 +534,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             # every row of the lister's table: through the pod's ShapePlan
             table = extent[0]
             ns_labels = self._namespaces.labels_of(pod.namespace)
-            plan = self._shape_plan(pod, table, ns_labels)
-            entries = plan.score_keys
-            if entries is None or not all(map(table.has_subscription, plan.score_subs)):
-                entries = plan.score_keys = scoring.score_entries(
-                    pod, ns_labels, plan.preferred, plan.preferred_anti, int(self.args.hard_pod_affinity_weight),
-                    table)
-                plan.score_subs = [sub for _, subs, _ in entries for sub in subs]
-            if not entries:
-                return Status(Code.SKIP)
-            scores = scoring.scores_of_entries(table, entries)
-            if scores.is_empty():
-                return Status(Code.SKIP)
-            state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
-            return None
+            return self._pre_score_planned(state, pod, table, ns_labels, self._shape_plan(pod, table, ns_labels))
         preferred = self._merged_weighted(preferred_affinity_terms(pod))
         preferred_anti = self._merged_weighted(preferred_anti_affinity_terms(pod))
         ns_labels = self._namespaces.labels_of(pod.namespace)
@@ -546,6 +548,24 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             walked = node_infos.list() if has_constraints else node_infos.have_pods_with_affinity_list()
             scores = scoring.scores_walking(pod, ns_labels, preferred, preferred_anti, hard_weight, walked,
                                             all_pods=has_constraints)
+        if scores.is_empty():
+            return Status(Code.SKIP)
+        state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
+        return None
+
+    def _pre_score_planned(self, state: CycleState, pod: "Pod", table: NodeTable, ns_labels: Any,
+                           plan: ShapePlan) -> Status | None:
+        """:meth:`pre_score` over every row of the lister's ``table`` through the pod's current
+        ``plan``: its kept (key, subscriptions, weights), resolved again when a subscription went."""
+        entries = plan.score_keys
+        if entries is None or not all(map(table.has_subscription, plan.score_subs)):
+            entries = plan.score_keys = scoring.score_entries(
+                pod, ns_labels, plan.preferred, plan.preferred_anti, int(self.args.hard_pod_affinity_weight),
+                table)
+            plan.score_subs = [sub for _, subs, _ in entries for sub in subs]
+        if not entries:
+            return Status(Code.SKIP)
+        scores = scoring.scores_of_entries(table, entries)
         if scores.is_empty():
             return Status(Code.SKIP)
         state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))

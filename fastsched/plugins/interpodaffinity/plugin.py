@@ -146,6 +146,9 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         #: takes them as they are instead of resolving the lister's extent, the namespace's
         #: labels and the pod's plan again (see :meth:`pre_score`)
         self._cycle_plan: tuple | None = None
+        #: topology key -> (table, its node_version, whether every live row has the key): see
+        #: :meth:`_key_on_every_row`
+        self._key_rows: dict[str, tuple] = {}
 
     def name(self) -> str:
         return NAME
@@ -505,6 +508,31 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             return True
         _table.clear_failing(checks, nodes.rows, mask, first)
         return True
+
+    def filter_passes_everywhere(self, state: CycleState, pod: "Pod", table: NodeTable) -> bool:
+        """The compiled cycle's question after PreFilter (``framework.columns.CycleFilterShortcuts``):
+        True when this cycle's :meth:`filter_vectorized` passes every row of ``table``
+        (:func:`.filtering.passes_everywhere`; the Filter writes no state). The windows then do not
+        ask it (SchedulingPodAffinity: every node in the zone of the pods it follows)."""
+        s = filtering.read_state(state)
+        if isinstance(s, Status):
+            return False
+        return filtering.passes_everywhere(s, table, lambda key: self._key_on_every_row(table, key))
+
+    def _key_on_every_row(self, table: NodeTable, key: str) -> bool:
+        """Whether every live row of ``table`` has label ``key``: one pass over the column, kept
+        while the table's ``node_version`` (bumped by every node added, changed or removed) holds."""
+        memo = self._key_rows.get(key)
+        version = table.node_version
+        if memo is not None and memo[0] is table and memo[1] == version:
+            return memo[2]
+        column = table.label_codes.get(key)
+        live = table.live
+        every = column is not None and len(column) == len(live) and not bool((column[live] < 0).any())
+        if len(self._key_rows) >= _REACH_SIZE:
+            self._key_rows.clear()
+        self._key_rows[key] = (table, version, every)
+        return every
 
     # -- PreScore ----------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:

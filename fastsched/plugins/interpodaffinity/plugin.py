@@ -624,6 +624,17 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         scoring.normalize_list(scores)
         return None
 
+    def normalized_score_zero_everywhere(self, state: CycleState, pod: "Pod") -> bool:
+        """The compiled cycle's question after PreScore (``framework.columns.CycleFilterShortcuts``):
+        True when every row of the scores' table gets the same raw score this cycle
+        (:func:`.scoring.same_score_everywhere`), so NormalizeScore maps each to 0 (upstream's
+        ``NormalizeScore``: max == min); the compiled cycle then calls neither Score nor
+        NormalizeScore."""
+        s = scoring.read_state(state)
+        if isinstance(s, Status):
+            return False
+        return scoring.same_score_everywhere(s, self._key_on_every_row)
+
     def normalize_score_vectorized(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: fwk.NodeBatch
                                    ) -> Status | None:
         s = scoring.read_state(state)

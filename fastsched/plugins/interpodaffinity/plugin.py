@@ -515,7 +515,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         (:func:`.filtering.passes_everywhere`; the Filter writes no state). The windows then do not
         ask it (SchedulingPodAffinity: every node in the zone of the pods it follows)."""
         s = filtering.read_state(state)
-        if isinstance(s, Status):
+        if isinstance(s, Status) or not s.affinity_terms:  # (no affinity term: never, see there)
             return False
         return filtering.passes_everywhere(s, table, lambda key: self._key_on_every_row(table, key))
 

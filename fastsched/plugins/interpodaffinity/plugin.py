@@ -146,6 +146,10 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         #: takes them as they are instead of resolving the lister's extent, the namespace's
         #: labels and the pod's plan again (see :meth:`pre_score`)
         self._cycle_plan: tuple | None = None
+        #: the CycleState of the last planned PreScore whose scored keys some have too many values
+        #: for :func:`.scoring.same_score_everywhere` to compare (it answers False for that cycle at
+        #: once: the preferred-affinity workloads, scored per hostname, ask it every cycle)
+        self._many_values_state: CycleState | None = None
         #: topology key -> (table, its node_version, whether every live row has the key): see
         #: :meth:`_key_on_every_row`
         self._key_rows: dict[str, tuple] = {}
@@ -591,8 +595,15 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
                 pod, ns_labels, plan.preferred, plan.preferred_anti, int(self.args.hard_pod_affinity_weight),
                 table)
             plan.score_subs = [sub for _, subs, _ in entries for sub in subs]
+            plan.score_values = None
         if not entries:
             return Status(Code.SKIP)
+        if plan.score_values is None:
+            # whether some scored key had too many values for same_score_everywhere (values only
+            # grow: once too many, always; recomputed when the entries are)
+            plan.score_values = any(len(table.label_values.get(key, ())) > scoring.SAME_SCORE_VALUES
+                                    for key, _, _ in entries)
+        self._many_values_state = state if plan.score_values else None
         scores = scoring.scores_of_entries(table, entries)
         if scores.is_empty():
             return Status(Code.SKIP)
@@ -630,6 +641,8 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         (:func:`.scoring.same_score_everywhere`), so NormalizeScore maps each to 0 (upstream's
         ``NormalizeScore``: max == min); the compiled cycle then calls neither Score nor
         NormalizeScore."""
+        if state is self._many_values_state:
+            return False  # (what same_score_everywhere answers for the keys of this cycle's PreScore)
         s = scoring.read_state(state)
         if isinstance(s, Status):
             return False

@@ -256,14 +256,14 @@ def score_vectorized(state: PreScoreState, table: NodeTable, rows: np.ndarray) -
 
 
 #: label values of a topology key at most for :func:`same_score_everywhere` to compare
-_SAME_SCORE_VALUES = 64
+SAME_SCORE_VALUES = 64
 
 
 def same_score_everywhere(state: PreScoreState, key_on_every_row: Callable[[Any, str], bool]) -> bool:
     """Whether :func:`score_vectorized` gives every live row of the scores' table the same raw
     score (upstream's NormalizeScore then gives each 0: max == min), decided where it is cheap:
     for each topology key scored, every live row has the key (``key_on_every_row(table, key)``)
-    and the scores of every value the key has ever had (at most ``_SAME_SCORE_VALUES``) are equal
+    and the scores of every value the key has ever had (at most ``SAME_SCORE_VALUES``) are equal
     (SchedulingPodAffinity: one zone). False says nothing."""
     scores = state.topology_score
     table = scores.arrays_table()
@@ -272,7 +272,7 @@ def same_score_everywhere(state: PreScoreState, key_on_every_row: Callable[[Any,
     label_values = table.label_values
     for key, (per_value, _) in scores.arrays(table).items():
         values = label_values.get(key)
-        if values is None or len(values) > _SAME_SCORE_VALUES or len(per_value) < len(values):
+        if values is None or len(values) > SAME_SCORE_VALUES or len(per_value) < len(values):
             return False
         if len(values) > 1 and int(per_value[:len(values)].min()) != int(per_value[:len(values)].max()):
             return False

@@ -194,11 +194,20 @@ class CycleFilterShortcuts(Protocol):
     ``score_zero_everywhere(state, pod)`` (only for a Score without NormalizeScore): True promises
     that this cycle's ``score_vectorized`` scores 0 on every node (VolumeBinding when no node has
     a volume to bind or provision: upstream's Score finds no class to score). The compiled cycle
-    then neither calls it nor adds its column; the totals are the same."""
+    then neither calls it nor adds its column; the totals are the same.
+
+    ``normalized_score_zero_everywhere(state, pod)`` (for a Score with its own NormalizeScore, the
+    plugin's own ``normalize_score_vectorized``): True promises that this cycle's
+    ``score_vectorized`` followed by ``normalize_score_vectorized`` gives 0 on every node of any
+    batch of the table's rows, without an error (InterPodAffinity when every node has the same raw
+    score: upstream's NormalizeScore then maps every score to 0). The compiled cycle then calls
+    neither."""
 
     def filter_passes_everywhere(self, state: "CycleState", pod: "Pod", table: "NodeTable") -> bool: ...
 
     def score_zero_everywhere(self, state: "CycleState", pod: "Pod") -> bool: ...
+
+    def normalized_score_zero_everywhere(self, state: "CycleState", pod: "Pod") -> bool: ...
 
 
 class ResourceScoreColumns(Protocol):

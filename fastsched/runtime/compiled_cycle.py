@@ -287,6 +287,17 @@ def _window_mask_of(plugin: Any, filter_vectorized: Any) -> Callable | None:
     return _paired_with_filter(plugin, "filter_window_mask", filter_vectorized)
 
 
+def _own_normalize(plugin: Any, ext: Any, normalize: Any) -> bool:
+    """Whether ``normalize`` is ``plugin``'s own ``normalize_score_vectorized`` (its score
+    extensions are the plugin itself, the method that of the class defining
+    ``normalized_score_zero_everywhere``): a shortcut that answers for the normalized column
+    answers only for the plugin's own NormalizeScore."""
+    if ext is not plugin or getattr(normalize, "__self__", None) is not plugin:
+        return False
+    owner = next((c for c in type(plugin).__mro__ if "normalized_score_zero_everywhere" in c.__dict__), None)
+    return owner is not None and getattr(normalize, "__func__", None) is owner.__dict__.get("normalize_score_vectorized")
+
+
 def _paired_with_filter(plugin: Any, attr: str, filter_vectorized: Any,
                         method: str = "filter_vectorized") -> Callable | None:
     """``plugin.<attr>`` (a shortcut standing for the plugin's vectorized Filter) when
@@ -1790,9 +1801,14 @@ class CompiledCycle:
                     if normalize is None:
                         raise _Decline(f"{name} has no normalize_score_vectorized")
                 # (a plugin's "0 on every node this cycle" stands for its Score only without a
-                # NormalizeScore: a normalized column of zeros need not be zeros)
-                zero = _paired_with_filter(spl, "score_zero_everywhere", vec, "score_vectorized") \
-                    if normalize is None else None
+                # NormalizeScore: a normalized column of zeros need not be zeros; with one, its
+                # "normalized to 0 on every node" does, asked only of the plugin's own pair)
+                if normalize is None:
+                    zero = _paired_with_filter(spl, "score_zero_everywhere", vec, "score_vectorized")
+                else:
+                    zero = _paired_with_filter(spl, "normalized_score_zero_everywhere", vec, "score_vectorized")
+                    if zero is not None and not _own_normalize(spl, ext, normalize):
+                        zero = None
                 cycle_score.append((name, vec, normalize, weight, zero))
             elif form.score == RESOURCES:
                 # a RESOURCES score form promises column_score_params (fastsched.framework.columns)

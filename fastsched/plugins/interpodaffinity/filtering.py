@@ -681,3 +681,35 @@ def _anti_affinity_checks(state: PreFilterState, table: NodeTable
             if column is not None and arr is not None:
                 existing.append((_int64(arr), column))
     return anti, existing
+
+
+#: label values of a topology key at most for :func:`passes_everywhere` to read every count
+_EVERYWHERE_VALUES = 64
+
+
+def passes_everywhere(state: PreFilterState, table: NodeTable, key_on_every_row: Callable[[str], bool]) -> bool:
+    """Whether :func:`filter_vectorized` passes every live row of ``table`` for ``state`` (the
+    compiled cycle's ``filter_passes_everywhere``), decided only where it is cheap: a pod whose
+    only checks are its affinity terms (no incoming anti-affinity and no existing pods'
+    anti-affinity count: such a count is a positive count at some domain, which fails its rows),
+    each term's key on every live row (``key_on_every_row``) and, unless the pod is the first of its
+    group, a positive count at every value the key has ever had (at most ``_EVERYWHERE_VALUES``):
+    SchedulingPodAffinity's measured pods, all of one zone. The rows ``window_checks`` would test
+    then all pass. False says nothing (the windows decide)."""
+    if not state.affinity_terms or not state.anti_affinity_counts.is_empty() \
+            or not state.existing_anti_affinity_counts.is_empty():
+        return False
+    first_pod = state.affinity_counts.is_empty() and state.pod_matches_own_affinity
+    arrays = None if first_pod else state.affinity_counts.arrays(table)
+    label_values = table.label_values
+    for t in state.affinity_terms:
+        key = t.topology_key
+        values = label_values.get(key)
+        if values is None or not key_on_every_row(key):
+            return False
+        if arrays is not None:
+            counts = arrays.get(key)
+            v = len(values)
+            if counts is None or v > _EVERYWHERE_VALUES or len(counts) < v or (v and int(counts[:v].min()) < 1):
+                return False
+    return True

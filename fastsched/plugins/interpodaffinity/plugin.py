@@ -140,6 +140,19 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         #: shape key -> ShapePlan, and the last plan used (see :meth:`_shape_plan`)
         self._plans: dict[tuple, ShapePlan] = {}
         self._last_plan: ShapePlan | None = None
+        #: (cycle state, pod, table, namespace labels, plan) of the last planned PreFilter: its
+        #: PreScore in the same cycle (the same CycleState object and pod, held here so neither
+        #: identity can be reused) lists the same snapshot and reads the same namespace, so it
+        #: takes them as they are instead of resolving the lister's extent, the namespace's
+        #: labels and the pod's plan again (see :meth:`pre_score`)
+        self._cycle_plan: tuple | None = None
+        #: the CycleState of the last planned PreScore whose scored keys some have too many values
+        #: for :func:`.scoring.same_score_everywhere` to compare (it answers False for that cycle at
+        #: once: the preferred-affinity workloads, scored per hostname, ask it every cycle)
+        self._many_values_state: CycleState | None = None
+        #: topology key -> (table, its node_version, whether every live row has the key): see
+        #: :meth:`_key_on_every_row`
+        self._key_rows: dict[str, tuple] = {}
 
     def name(self) -> str:
         return NAME
@@ -366,6 +379,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         table, rows = batch
         ns_labels = self._namespaces.labels_of(pod.namespace)
         plan = self._shape_plan(pod, table, ns_labels)
+        self._cycle_plan = (state, pod, table, ns_labels, plan)
         affinity, anti_affinity = plan.affinity, plan.anti_affinity
         if not table.total_pods_with_req_anti:
             if not affinity and not anti_affinity:
@@ -499,6 +513,31 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         _table.clear_failing(checks, nodes.rows, mask, first)
         return True
 
+    def filter_passes_everywhere(self, state: CycleState, pod: "Pod", table: NodeTable) -> bool:
+        """The compiled cycle's question after PreFilter (``framework.columns.CycleFilterShortcuts``):
+        True when this cycle's :meth:`filter_vectorized` passes every row of ``table``
+        (:func:`.filtering.passes_everywhere`; the Filter writes no state). The windows then do not
+        ask it (SchedulingPodAffinity: every node in the zone of the pods it follows)."""
+        s = filtering.read_state(state)
+        if isinstance(s, Status) or not s.affinity_terms:  # (no affinity term: never, see there)
+            return False
+        return filtering.passes_everywhere(s, table, lambda key: self._key_on_every_row(table, key))
+
+    def _key_on_every_row(self, table: NodeTable, key: str) -> bool:
+        """Whether every live row of ``table`` has label ``key``: one pass over the column, kept
+        while the table's ``node_version`` (bumped by every node added, changed or removed) holds."""
+        memo = self._key_rows.get(key)
+        version = table.node_version
+        if memo is not None and memo[0] is table and memo[1] == version:
+            return memo[2]
+        column = table.label_codes.get(key)
+        live = table.live
+        every = column is not None and len(column) == len(live) and not bool((column[live] < 0).any())
+        if len(self._key_rows) >= _REACH_SIZE:
+            self._key_rows.clear()
+        self._key_rows[key] = (table, version, every)
+        return every
+
     # -- PreScore ----------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: "Pod", nodes: Sequence[fwk.NodeInfo]) -> Status | None:
         if len(nodes) == 0:
@@ -510,6 +549,14 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.SKIP)
 
+        cycle = self._cycle_plan
+        if cycle is not None and cycle[0] is state and cycle[1] is pod and _batch_of(nodes) is not None:
+            # this cycle's planned PreFilter resolved the plan over every row of the lister's
+            # table (its condition): the branch below with its table, namespace labels and plan
+            table, ns_labels, plan = cycle[2], cycle[3], cycle[4]
+            if not has_constraints and not table.total_pods_with_affinity:
+                return Status(Code.SKIP)
+            return self._pre_score_planned(state, pod, table, ns_labels, plan)
         node_infos = lister.node_infos()
         extent = _listed_extent(node_infos) if _batch_of(nodes) is not None else None
         if extent is not None and not has_constraints and not extent[0].total_pods_with_affinity:
@@ -519,20 +566,7 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             # every row of the lister's table: through the pod's ShapePlan
             table = extent[0]
             ns_labels = self._namespaces.labels_of(pod.namespace)
-            plan = self._shape_plan(pod, table, ns_labels)
-            entries = plan.score_keys
-            if entries is None or not all(map(table.has_subscription, plan.score_subs)):
-                entries = plan.score_keys = scoring.score_entries(
-                    pod, ns_labels, plan.preferred, plan.preferred_anti, int(self.args.hard_pod_affinity_weight),
-                    table)
-                plan.score_subs = [sub for _, subs, _ in entries for sub in subs]
-            if not entries:
-                return Status(Code.SKIP)
-            scores = scoring.scores_of_entries(table, entries)
-            if scores.is_empty():
-                return Status(Code.SKIP)
-            state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
-            return None
+            return self._pre_score_planned(state, pod, table, ns_labels, self._shape_plan(pod, table, ns_labels))
         preferred = self._merged_weighted(preferred_affinity_terms(pod))
         preferred_anti = self._merged_weighted(preferred_anti_affinity_terms(pod))
         ns_labels = self._namespaces.labels_of(pod.namespace)
@@ -546,6 +580,31 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             walked = node_infos.list() if has_constraints else node_infos.have_pods_with_affinity_list()
             scores = scoring.scores_walking(pod, ns_labels, preferred, preferred_anti, hard_weight, walked,
                                             all_pods=has_constraints)
+        if scores.is_empty():
+            return Status(Code.SKIP)
+        state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
+        return None
+
+    def _pre_score_planned(self, state: CycleState, pod: "Pod", table: NodeTable, ns_labels: Any,
+                           plan: ShapePlan) -> Status | None:
+        """:meth:`pre_score` over every row of the lister's ``table`` through the pod's current
+        ``plan``: its kept (key, subscriptions, weights), resolved again when a subscription went."""
+        entries = plan.score_keys
+        if entries is None or not all(map(table.has_subscription, plan.score_subs)):
+            entries = plan.score_keys = scoring.score_entries(
+                pod, ns_labels, plan.preferred, plan.preferred_anti, int(self.args.hard_pod_affinity_weight),
+                table)
+            plan.score_subs = [sub for _, subs, _ in entries for sub in subs]
+            plan.score_values = None
+        if not entries:
+            return Status(Code.SKIP)
+        if plan.score_values is None:
+            # whether some scored key had too many values for same_score_everywhere (values only
+            # grow: once too many, always; recomputed when the entries are)
+            plan.score_values = any(len(table.label_values.get(key, ())) > scoring.SAME_SCORE_VALUES
+                                    for key, _, _ in entries)
+        self._many_values_state = state if plan.score_values else None
+        scores = scoring.scores_of_entries(table, entries)
         if scores.is_empty():
             return Status(Code.SKIP)
         state.write(scoring.PRE_SCORE_STATE_KEY, scoring.PreScoreState(scores))
@@ -575,6 +634,19 @@ class InterPodAffinity(PreFilterPlugin, PreFilterExtensions, VectorizedFilterPlu
             return None
         scoring.normalize_list(scores)
         return None
+
+    def normalized_score_zero_everywhere(self, state: CycleState, pod: "Pod") -> bool:
+        """The compiled cycle's question after PreScore (``framework.columns.CycleFilterShortcuts``):
+        True when every row of the scores' table gets the same raw score this cycle
+        (:func:`.scoring.same_score_everywhere`), so NormalizeScore maps each to 0 (upstream's
+        ``NormalizeScore``: max == min); the compiled cycle then calls neither Score nor
+        NormalizeScore."""
+        if state is self._many_values_state:
+            return False  # (what same_score_everywhere answers for the keys of this cycle's PreScore)
+        s = scoring.read_state(state)
+        if isinstance(s, Status):
+            return False
+        return scoring.same_score_everywhere(s, self._key_on_every_row)
 
     def normalize_score_vectorized(self, state: CycleState, pod: "Pod", scores: np.ndarray, nodes: fwk.NodeBatch
                                    ) -> Status | None:

@@ -16,7 +16,7 @@ preferred terms, or when no entry was created. Score sums the node's entries; No
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -253,3 +253,29 @@ def score_vectorized(state: PreScoreState, table: NodeTable, rows: np.ndarray) -
                 scores = np.ascontiguousarray(scores, dtype=np.int64)
             _ipa.add_scores_at(scores, column, rows, out)
     return out
+
+
+#: label values of a topology key at most for :func:`same_score_everywhere` to compare
+SAME_SCORE_VALUES = 64
+
+
+def same_score_everywhere(state: PreScoreState, key_on_every_row: Callable[[Any, str], bool]) -> bool:
+    """Whether :func:`score_vectorized` gives every live row of the scores' table the same raw
+    score (upstream's NormalizeScore then gives each 0: max == min), decided where it is cheap:
+    for each topology key scored, every live row has the key (``key_on_every_row(table, key)``)
+    and the scores of every value the key has ever had (at most ``SAME_SCORE_VALUES``) are equal
+    (SchedulingPodAffinity: one zone). False says nothing."""
+    scores = state.topology_score
+    table = scores.arrays_table()
+    if table is None:
+        return False
+    label_values = table.label_values
+    for key, (per_value, _) in scores.arrays(table).items():
+        values = label_values.get(key)
+        if values is None or len(values) > SAME_SCORE_VALUES or len(per_value) < len(values):
+            return False
+        if len(values) > 1 and int(per_value[:len(values)].min()) != int(per_value[:len(values)].max()):
+            return False
+        if not key_on_every_row(table, key):
+            return False
+    return True

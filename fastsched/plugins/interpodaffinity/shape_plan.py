@@ -38,7 +38,7 @@ class ShapePlan:
                  "affinity", "anti_affinity", "preferred", "preferred_anti", "matches_own",
                  "n_pod_signatures", "n_affinity_signatures", "ns_labels", "ns_labels_copy",
                  "filter_entries", "filter_subs", "existing_entries", "existing_distinct", "score_keys",
-                 "score_subs")
+                 "score_subs", "score_values")
 
     def __init__(self, uid: Any, pod: "Pod", pod_affinity: tuple | None, pod_anti_affinity: tuple | None) -> None:
         self.uid = uid
@@ -86,6 +86,7 @@ class ShapePlan:
         self.existing_distinct = False
         self.score_keys: list | None = None        # [(topology key, subscriptions, weights)]
         self.score_subs: list = []
+        self.score_values: bool | None = None     # some scored key has many values (plugin.py)
 
     def current(self, table: "NodeTable", ns_labels: Mapping[str, str] | None) -> None:
         """Reset the resolved parts unless the table's signature counts and the namespace labels

@@ -184,6 +184,10 @@ class TopologyScores:
             self._pairs = pairs
         return self._pairs
 
+    def arrays_table(self) -> Any:
+        """The table the scores' arrays are over (None: built as pairs, no arrays yet)."""
+        return self._table if self._arrays is not None else None
+
     def arrays(self, table: NodeTable) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         if self._arrays is None or self._table is not table:
             arrays = {}

@@ -83,3 +83,58 @@ def test_kept_plans_match_a_fresh_computation(seed):
             planned += kept._last_plan is not None
         random_change(rng, snap, on_table, namespaces, ids, step)
     assert planned > 0
+
+
+def _one_cycle(pl, incoming, nodes, state=None, pre_filter=True):
+    """PreFilter (unless not ``pre_filter``) then PreScore with one CycleState, as a cycle runs
+    them: PreScore takes the plan PreFilter resolved in that state for that pod."""
+    state = CycleState() if state is None else state
+    if pre_filter:
+        _, fs_status = pl.pre_filter(state, incoming, nodes)
+        pre_filter_out = fs_status.code() if fs_status is not None else state.read(PRE_FILTER_STATE_KEY)
+    else:
+        pre_filter_out = None
+    ps = pl.pre_score(state, incoming, nodes)
+    pre_score = (ps.code(), ps.reasons()) if ps is not None else state.read(PRE_SCORE_STATE_KEY).topology_score
+    return pre_filter_out, pre_score
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pre_score_after_pre_filter_in_one_cycle_matches_a_fresh_computation(seed):
+    """PreScore reuses its cycle's planned PreFilter (same CycleState and pod) only there: across
+    random changes, a pod's PreScore in one cycle, in a later cycle without PreFilter (the column
+    form skips it) and with another pod in the same state all equal a new plugin's."""
+    rng = random.Random(2000 + seed)
+    nodes, pods = random_affinity_cluster(seed, n_nodes=30, n_pods=90)
+    snap = build_snapshot(nodes, pods)
+    table = snap.table
+    if seed % 2:
+        table.MAX_SUBSCRIPTIONS = 6
+    namespaces = dict(NAMESPACES)
+    args = InterPodAffinityArgs(hard_pod_affinity_weight=1 + seed % 2,
+                                ignore_preferred_terms_of_existing_pods=False)
+    kept = _plugin(args, namespaces, snap)
+    shapes = [3000 * seed + k for k in range(4)]
+    on_table = {p.uid: p for p in pods if p.node_name in table.row_of}
+    ids = {"pod": len(pods), "node": len(nodes)}
+    reused = 0
+    previous = None  # (pod, its cycle's state) of the last step
+    for step in range(30):
+        for shape in rng.sample(shapes, 2):
+            incoming = random_incoming_pod(random.Random(shape), 0)
+            batch = snap.batch()
+            state = CycleState()
+            got = _one_cycle(kept, incoming, batch, state)
+            reused += kept._cycle_plan is not None and kept._cycle_plan[0] is state
+            _same(got, _states(_plugin(args, namespaces, snap), incoming, batch))
+            other = random_incoming_pod(random.Random(shape + 1), 0)  # another pod, the same state
+            assert _one_cycle(kept, other, batch, state, pre_filter=False)[1] == \
+                _states(_plugin(args, namespaces, snap), other, batch)[1]
+            previous = (incoming, state)
+        random_change(rng, snap, on_table, namespaces, ids, step)
+        if previous is not None:  # the last pod again in a new cycle whose PreFilter was skipped
+            pod, _ = previous
+            batch = snap.batch()
+            assert _one_cycle(kept, pod, batch, CycleState(), pre_filter=False)[1] == \
+                _states(_plugin(args, namespaces, snap), pod, batch)[1]
+    assert reused > 0

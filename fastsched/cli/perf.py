@@ -120,6 +120,13 @@ def cmd_perf(args: argparse.Namespace) -> int:
         for r in report.results:
             if r.status in ("skipped", "failed"):
                 con.print(f"{r.name}: {r.status}: {r.reason}", markup=False, highlight=False)
+            rs = r.rescaled
+            if rs is not None:
+                # a rescaled run capped at (or refused by) the room of the nodes its pods can go
+                # to, or ended there with too few samples: what it measured and why no more
+                for note in [*(w for w in rs.warnings if w.startswith("rescale capped")),
+                             *([f"{rs.status}: {rs.reason}"] if rs.reason else [])]:
+                    con.print(f"{r.name} rescaled: {note}", markup=False, highlight=False)
             for e in r.threshold_errors:
                 con.print(f"{r.name}: {e}", markup=False, highlight=False)
         if args.out:

@@ -187,6 +187,8 @@ class WorkloadResult:
         return {"scaled_params": dict(self.scaled_params), "cluster_scaled": bool(self.scaled_cluster_params),
                 "scaled_cluster_params": dict(self.scaled_cluster_params),
                 "cluster_scaled_because": self.cluster_scaled_because, "status": self.status, "reason": self.reason,
+                # ("rescale capped at x3 instead of x4: ...": a try bounded by its pods' nodes' room)
+                "warnings": list(self.warnings),
                 "measured": self.measured, "no_throughput_sample": self.no_throughput_sample,
                 "ratio": self.ratio, "throughput_samples": [p.throughput_samples for p in self.phases],
                 "pods_scheduled": sum(p.pods_scheduled for p in self.phases),

@@ -44,12 +44,14 @@ import gc
 import math
 import time
 import warnings
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 import yaml
 
 from ..api import ManifestError, ManifestWarning, Namespace, Pod
+from ..api.labels import required_node_affinity_matches
 from ..api.names import NameGenerator
 from ..errors import FastschedError
 from ..util.collector import FULL_COLLECTION_EVERY, full_collections_deferred
@@ -748,10 +750,21 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
     cluster: list[str] = []       # the cluster's parameters, once a run's pods did not fit
     because = ""
     tries, again = 0, False
+    room = measured_pod_room(config, tc, w)
+    capped = ""                   # why the scale of the try is below the step's (the room)
     while again or tries < RESCALE_TRIES:
         if not again:
             tries += 1
             scale = previous_scale * step
+            capped = ""
+            if room is not None and not room.fits(scale):
+                # no count parameter makes room on the nodes the measured pods can go to: the
+                # biggest try that fits, or none when it is no bigger than the run before it
+                top = room.max_scale
+                if int(room.measured * top) <= int(room.measured * previous_scale):
+                    return _no_bigger_try(tc, w, original, run, room, scale, min_samples)
+                capped = f"x{top:.3g} instead of x{scale:g}: {room.describe()}"
+                scale = top
         again = False
         scaled = w.scaled(names, scale, cluster)
         budget = min(options.get("wait_timeout", WAIT_TIMEOUT), _rescale_wait(previous, step))
@@ -759,6 +772,8 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
         run.scaled_params = {n: scaled.params[n] for n in names}
         run.scaled_cluster_params = {n: scaled.params[n] for n in cluster}
         run.cluster_scaled_because = because
+        if capped:
+            run.warnings.append(f"rescale capped at {capped}")
         if not cluster and _pods_did_not_fit(run):
             # the run before it passed in this same cluster (a failed run ends the tries), so
             # the pods this one added are the ones that found no room
@@ -766,7 +781,10 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
                         f"fit the same cluster: the extra pods of x{scale:g} overflow it")
             node_params, fill_params = cluster_count_params(config, tc, w)
             node_params = [n for n in node_params if n not in names]
-            if node_params:
+            if room is not None:
+                # the nodes the measured pods can go to are not among those the params scale
+                run.reason += f" ({overflow}; no count parameter makes room for them: {room.describe()})"
+            elif node_params:
                 cluster = [*node_params, *(n for n in fill_params if n not in names and n not in node_params)]
                 because = f"{run.reason} ({overflow})"
                 again = True  # the same scale, the cluster scaled with it (not a try of its own)
@@ -783,6 +801,26 @@ def _rescaled(config: PerfConfig, tc: TestCase, w: Workload, *, topic: str | Non
         previous, previous_scale = run, scale
         step = _next_step(run.throughput_samples or 0, min_samples, factor)
     return run
+
+
+def _no_bigger_try(tc: TestCase, w: Workload, original: WorkloadResult, run: WorkloadResult | None,
+                   room: MeasuredRoom, asked: float, min_samples: int) -> WorkloadResult:
+    """``_rescaled``'s end when the next try (``asked`` times the config's measured pods) does
+    not fit ``room`` and the biggest that does is no bigger than the run before it: that run,
+    saying so, or before any try a ``skipped`` result with the reason (the case cannot be
+    measured by scaling its pods)."""
+    why = f"no rescaled try bigger than x{1 if run is None else _run_scale(run, room):g} fits: {room.describe()}"
+    if run is None:
+        return WorkloadResult(test_case=tc.name, workload=w.name, status="skipped", reason=f"not rescaled: {why}",
+                              threshold=original.threshold, selector=original.selector)
+    note = f"kept fewer than {min_samples} samples and x{asked:g} was asked, but {why}"
+    run.reason = f"{run.reason}; {note}" if run.reason else note
+    return run
+
+
+def _run_scale(run: WorkloadResult, room: MeasuredRoom) -> float:
+    """A rescaled run's scale of the config's measured pods (its scaled params over ``room.measured``)."""
+    return round(sum(v for v in run.scaled_params.values()) / room.measured, 3) if room.measured else 1.0
 
 
 def _next_step(kept: int, min_samples: int, factor: float) -> float:
@@ -894,3 +932,158 @@ def _rendered_object(config: PerfConfig, op: Op) -> dict:
         raise PerfConfigError(f"{config.source}: {field}: {path}: invalid YAML after rendering: "
                               f"{_yaml_problem(exc)}") from None
     return doc if isinstance(doc, dict) else {}
+
+
+@dataclass(frozen=True)
+class MeasuredRoom:
+    """The pod slots left for a workload's measured pods when every node they can land on is
+    created with a fixed count (:func:`measured_pod_room`): a bound that no scaling of the
+    cluster's count parameters raises."""
+
+    #: the measured pods those nodes hold at most (their pod slots less the earlier pods bound there)
+    pods: int
+    #: the config's measured pods (the sum of the measured createPods' counts)
+    measured: int
+    #: which nodes, for the reason a capped or refused try gives
+    nodes: str
+
+    @property
+    def max_scale(self) -> float:
+        """The largest scale of the measured pods that still fits."""
+        return self.pods / self.measured if self.measured > 0 else math.inf
+
+    def fits(self, scale: float) -> bool:
+        return self.measured * scale <= self.pods
+
+    def describe(self) -> str:
+        return (f"the measured pods can only go to {self.nodes}, which the config creates with a fixed "
+                f"count (no count parameter scales them): room for {self.pods:,} measured pods "
+                f"(the config's: {self.measured:,}, at most x{self.max_scale:.3g})")
+
+
+def measured_pod_room(config: PerfConfig, tc: TestCase, w: Workload) -> MeasuredRoom | None:
+    """How many measured pods workload ``w``'s cluster holds by pod count when the only nodes the
+    measured pods can land on are created with a fixed ``count`` (no ``countParam`` a rescaled run
+    can turn up); None when that cannot be bounded from the config (a measured pod can land on a
+    node of a scaled createNodes, nodes come from elsewhere -- createAny, churn --, a template
+    differs per index), or the measured pods fit no node.
+
+    Why: a rescaled run scales the measured pods (and, once they overflow, the node counts); for
+    pods pinned to a named node (SchedulingDaemonset: every pod's NodeAffinity ``matchFields
+    metadata.name In [scheduler-perf-node]``, one node of 90,000 pod slots, ``count: 1``) or a
+    cluster of fixed nodes only (SchedulingWhileGated: that one node), neither makes room, so a
+    try beyond the room leaves pods unschedulable and scaling the other nodes only makes it
+    slower (the x4 SchedulingDaemonset: 120,000 pods on 60,001 nodes, 30,000 of them
+    unschedulable, timed out). Read from the config: each createNodes op's node (its template
+    rendered for index 0, ``allocatable.pods`` after ``nodeAllocatableStrategy``, ``makeBaseNode``'s
+    110 without a template) and each createPods op's pod (``spec.nodeSelector`` and required node
+    affinity, upstream's ``GetRequiredNodeAffinity(pod).Match(node)``; a pod with ``spec.nodeName``
+    its node alone). The pods of earlier createPods ops that can only land on those nodes too take
+    their slots (all of them: pods a later deletePods removes are counted, as they may still be
+    there); gated pods (``schedulingGates``) take none. Only the pod count is bounded: taints and
+    resources are left to the run (a try that overflows them fails as before)."""
+    from ..api import Node
+
+    ops = tc.ops_for(w).ops
+    measured_names = set(tc.measured_count_params())
+    node_params, _ = cluster_count_params(config, tc, w)
+    scaled = set(node_params) | measured_names
+    groups: list[tuple[Node, int, bool]] = []  # (the op's node, its count, whether a parameter scales it)
+    earlier: list[tuple[Pod, int]] = []        # (a pod of a createPods before the measured one, its count)
+    measured: list[tuple[Pod, int]] = []
+    collecting = False
+    for op in ops:
+        f = op.fields
+        if op.opcode == "startCollectingMetrics":
+            collecting = True
+        elif op.opcode == "stopCollectingMetrics":
+            collecting = False
+        elif op.opcode == "createNodes":
+            count = int(f.get("count") or 0)
+            node = _static_object(config, f.get("nodeTemplatePath"), f"{op.path}.nodeTemplatePath", "Node",
+                                  f.get("templateParams") or {}, count)
+            if node is None:
+                return None
+            if not node.name:
+                # createNodes names it generateName + rand.String(5) and labels its hostname so (a
+                # node without a name would skip matchFields, as upstream's NodeSelector does):
+                # "aaaaa" is outside rand.String's alphabet, so no value names one of these nodes
+                name = f"{node.generate_name or 'node-'}aaaaa"
+                node = node.replace(name=name, labels={**node.labels, "kubernetes.io/hostname": name})
+            pods = ((f.get("nodeAllocatableStrategy") or {}).get("nodeAllocatable") or {}).get("pods")
+            if pods is not None:  # NodeAllocatableStrategy overrides the template's allocatable
+                try:
+                    node = node.replace(allocatable={**node.allocatable, "pods": int(pods)})
+                except (TypeError, ValueError):
+                    return None
+            ref = f.get("countParam")
+            groups.append((node, count, isinstance(ref, str) and ref[1:] in scaled))
+        elif op.opcode == "createPods":
+            count = int(f.get("count") or 0)
+            pod = _static_object(config, f.get("podTemplatePath") or tc.default_pod_template_path,
+                                 f"{op.path}.podTemplatePath", "Pod", {}, count)
+            if pod is None:
+                return None
+            if collecting or f.get("collectMetrics"):
+                measured.append((pod, count))
+            elif not measured:  # (pods created after the measured ones do not compete with them)
+                earlier.append((pod, count))
+        elif op.opcode == "createAny":
+            if _rendered_object(config, op).get("kind") in ("Node", "Pod"):
+                return None  # nodes or pods made another way: the room is not read from the config
+        elif op.opcode not in _ROOM_NEUTRAL_OPS:
+            return None      # churn (recreated nodes), pod groups, ...: not bounded here
+    if not measured:
+        return None
+
+    def lands(pod: Pod, node: Node) -> bool:
+        if pod.node_name:
+            return pod.node_name == node.name
+        return required_node_affinity_matches(pod, node)
+
+    eligible = [g for g in groups if any(lands(p, g[0]) for p, _ in measured)]
+    if not eligible or any(g[2] for g in eligible):
+        return None
+    room = sum(node.allowed_pod_number * count for node, count, _ in eligible)
+    for pod, count in earlier:
+        takes = [g for g in groups if lands(pod, g[0])]
+        if not pod.scheduling_gates and takes and all(any(g is e for e in eligible) for g in takes):
+            room -= count
+    names = sorted({node.name or f"{node.generate_name}*" for node, _, _ in eligible})
+    count = sum(c for _, c, _ in eligible)
+    nodes = f"{count:,} node{'s' if count != 1 else ''} ({', '.join(names)})"
+    return MeasuredRoom(pods=max(0, room), measured=sum(c for _, c in measured), nodes=nodes)
+
+
+#: ops that create no node and no pod (a barrier, deletions, namespaces, claims, ...)
+_ROOM_NEUTRAL_OPS = frozenset({"createNamespaces", "barrier", "deletePods", "sleep", "startCollectingMetrics",
+                               "stopCollectingMetrics", "createResourceDriver", "createResourceClaims",
+                               "allocResourceClaims", "updateAny"})
+
+
+def _static_object(config: PerfConfig, path: str | None, field: str, kind: str, params: dict, count: int) -> Any:
+    """The Node or Pod every object of a createNodes/createPods op is (``makeBaseNode`` or
+    ``makeBasePod`` without a template), or None when the template renders per index."""
+    from ..api import load_objects
+    from .ops import _BASE_NODE, _BASE_POD
+
+    if not path:
+        # (makeBaseNode names its nodes node-<opIndex>-<random>)
+        doc: Any = {**_BASE_NODE, "metadata": {"generateName": "node-"}} if kind == "Node" else _BASE_POD
+    else:
+        template = Template(config.read_template(path, field), name=path)
+        if not template.is_static:
+            return None
+        try:
+            doc = yaml.load(template.execute({**params, "Index": 0, "Count": count}), Loader=GoYAMLTypedLoader)
+        except (TemplateError, yaml.YAMLError):
+            return None
+    if not isinstance(doc, dict):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ManifestWarning)
+        try:
+            (obj,) = load_objects([{"kind": kind, **doc}])
+        except (ManifestError, ValueError):
+            return None
+    return obj

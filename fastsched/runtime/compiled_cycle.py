@@ -348,7 +348,8 @@ class CompiledCycle:
                 clone.__dict__[k] = None
             elif k == "_order_positions":
                 clone.__dict__[k] = (None, None)
-            elif k in ("_capsule_rng", "_capsule", "_nodes", "_last_lookup", "_last_shared"):  # found again in the fork
+            elif k in ("_capsule_rng", "_capsule", "_nodes", "_last_lookup", "_last_shared",
+                       "_shortcut_spec"):  # found again in the fork
                 clone.__dict__[k] = None
             else:
                 clone.__dict__[k] = copier.copy(v)
@@ -415,6 +416,8 @@ class CompiledCycle:
         #: the last shared key _shared_key computed and what it was computed from (see
         #: _shared_key_of_last), or None
         self._last_shared: tuple | None = None
+        #: the spec objects the last _plan_of_last_values shortcut was taken for (_shortcut_once)
+        self._shortcut_spec: tuple | None = None
         missing = sorted(name for name, f in self._forms.items() if not callable(f))
         if missing:
             self.declined_reason = f"plugins without a column form: {', '.join(missing)}"
@@ -1039,7 +1042,7 @@ class CompiledCycle:
             ids = tuple(map(id, spec))
             entry = self._guard_memo.get(ids)
             if entry is None:
-                shortcut = self._plan_of_last_values(pod, spec, ids, table)
+                shortcut = self._shortcut_once(pod, spec, ids, table)
                 if shortcut is not None:
                     return shortcut
                 entry = self._memo_guards(pod, spec, ids, table)
@@ -1054,12 +1057,30 @@ class CompiledCycle:
         else:
             key = (*map(id, spec), table.node_version)
             if last is None or last[0] != key:
-                shortcut = self._plan_of_last_values(pod, spec, key[:_NODE_VERSION_AT], table)
+                shortcut = self._shortcut_once(pod, spec, key[:_NODE_VERSION_AT], table)
                 if shortcut is not None:
                     return shortcut
         if last is not None and last[0] == key:
             return last[1]
         return self._look_up(pod, spec, key, table, snapshot, entry)
+
+    def _shortcut_once(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> "_Plan | _Declined | None":
+        """:meth:`_plan_of_last_values` for spec objects met for the first time, None (the full
+        path) for the spec objects the last shortcut was taken for. Why: the shortcut leaves no
+        guard memo entry and no last lookup for its spec (made for specs met once), so pods that
+        share spec objects but follow a pod of another spec that the shortcut relates them to
+        (SchedulingDeletedPodsWithFinalizers: 5,000 measured light pods after 5,000 finalizer pods
+        of an equal plan) took it every cycle, computing every guard and the shared key each time;
+        the full path, taken on the second meeting, memoizes them, and the next pods of that spec
+        find their plan by :meth:`_plan_of`'s first rule. The plan is the same either way (the
+        shortcut's is the lookup's). The spec tuple is held, not its ids, so no id is reused."""
+        last = self._shortcut_spec
+        if last is not None and _same_objects(spec, last):
+            self._shortcut_spec = None
+            return None
+        plan = self._plan_of_last_values(pod, spec, ids, table)
+        self._shortcut_spec = spec if plan is not None else None
+        return plan
 
     def _plan_of_last_values(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> "_Plan | _Declined | None":
         """The plan of the last shared key (:meth:`_shared_key_of_last`) when ``pod``'s spec objects

@@ -317,6 +317,19 @@ def first_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
     return index.tolist(), index
 
 
+def _sources_agree(sourced: tuple, key: tuple) -> bool:
+    """Whether each guard source of a memo entry (``((source, positions), ...)``, see
+    ``CompiledCycle._guard_memo``) answers, called once, the value ``key`` holds at each of its
+    guards' positions."""
+    for source, positions in sourced:
+        value = source()
+        for i in positions:
+            known = key[_GUARDS_AT + i]
+            if value is not known and value != known:
+                return False
+    return True
+
+
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
 
@@ -361,10 +374,14 @@ class CompiledCycle:
             if callable(hook := getattr(p, "filter_records_node_state", None))}
         #: per guard, the plugin's column_guard_fixed (None without one: asked every cycle)
         self._guards_fixed = [getattr(p, "column_guard_fixed", None) for p in guarded]
+        #: per guard, the plugin's column_guard_source (None without one)
+        self._guard_sources = [getattr(p, "column_guard_source", None) for p in guarded]
         #: spec-object ids -> (the spec, the guards' values with the fixed ones filled in, the
-        #: positions of the guards to ask each cycle): the guard memo (the contract of
-        #: ``column_guard_fixed``: framework.columns.GuardedColumnPlugin). The entry holds the spec,
-        #: so the ids in its key stay its objects' while it lives.
+        #: positions of the guards to ask each cycle, the sources read each cycle instead of
+        #: their guards: ((source, the positions it answers), ...)): the guard memo (the contracts
+        #: of ``column_guard_fixed`` and ``column_guard_source``:
+        #: framework.columns.GuardedColumnPlugin). The entry holds the spec, so the ids in its key
+        #: stay its objects' while it lives.
         self._guard_memo: dict[tuple, tuple] = {}
         # which spec fields each plugin reads (``column_reads``): known for every plugin, a plan can
         # be shared by specs differing only in fields that CYCLE parts alone read (see _shared_key)
@@ -555,19 +572,30 @@ class CompiledCycle:
 
     def _memo_guards(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> tuple:
         """The guard memo's entry for ``spec`` (see ``_guard_memo``): every guard asked once, the
-        values of those whose ``column_guard_fixed`` answers True for the pod kept, the others'
-        positions listed to be asked each cycle. Bounded: cleared when full (a spec met again is
-        asked again)."""
+        values of those whose ``column_guard_fixed`` answers True for the pod kept; of the others,
+        those with a ``column_guard_source`` for the pod grouped by equal sources (one call a
+        cycle answers every guard of a group: the three guards reading the DeviceClasses'
+        version of a DRA extended-resource pod, issues 27, 29), the rest listed to be asked each
+        cycle. A source whose value is not its guard's now is not used (the guard is asked).
+        Bounded: cleared when full (a spec met again is asked again)."""
         memo = self._guard_memo
         if len(memo) >= FORM_MEMO_SIZE:
             memo.clear()
         values = []
         asked = []
-        for i, (guard, fixed) in enumerate(zip(self._guards, self._guards_fixed)):
-            values.append(guard(pod, table))
-            if fixed is None or not fixed(pod):
+        sourced: dict[Any, list[int]] = {}
+        for i, (guard, fixed, source_of) in enumerate(zip(self._guards, self._guards_fixed, self._guard_sources)):
+            value = guard(pod, table)
+            values.append(value)
+            if fixed is not None and fixed(pod):
+                continue
+            source = source_of(pod) if source_of is not None else None
+            if source is not None and source() == value:
+                sourced.setdefault(source, []).append(i)
+            else:
                 asked.append(i)
-        entry = memo[ids] = (spec, tuple(values), tuple(asked))
+        entry = memo[ids] = (spec, tuple(values), tuple(asked),
+                             tuple((source, tuple(positions)) for source, positions in sourced.items()))
         return entry
 
     def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any,
@@ -803,6 +831,7 @@ class CompiledCycle:
             last_spec = last[2]
             if key0[_NODE_VERSION_AT] == node_version:
                 asked = [(guards[i], key0[_GUARDS_AT + i]) for i in entry[2]] if entry is not None else []
+                sourced = entry[3] if entry is not None else ()
                 for pod in pods[:m_derived]:
                     if not _same_objects(_spec_of(pod), last_spec):
                         break
@@ -811,8 +840,9 @@ class CompiledCycle:
                         if value is not known and value != known:
                             break
                     else:
-                        m += 1
-                        continue
+                        if not sourced or _sources_agree(sourced, key0):
+                            m += 1
+                            continue
                     break
         else:
             for pod in pods[:m_derived]:
@@ -1021,6 +1051,8 @@ class CompiledCycle:
                         if value is not known and value != known:
                             same = False
                             break
+                    if same:
+                        same = _sources_agree(entry[3], key)
             if same:
                 return last[1]
         entry = None
@@ -1033,10 +1065,14 @@ class CompiledCycle:
                     return shortcut
                 entry = self._memo_guards(pod, spec, ids, table)
                 values = entry[1]
-            elif entry[2]:
+            elif entry[2] or entry[3]:
                 values = list(entry[1])
                 for i in entry[2]:
                     values[i] = guards[i](pod, table)
+                for source, positions in entry[3]:
+                    value = source()
+                    for i in positions:
+                        values[i] = value
             else:
                 values = entry[1]
             key = (*ids, table.node_version, *values)

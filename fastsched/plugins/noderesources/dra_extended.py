@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 __all__ = ["DRAScoreState", "UpstreamPanic", "clear_delegated", "delegable_resources", "device_class_event", "dra_guard",
+           "dra_guard_source",
            "is_schedulable_after_device_class_event"]
 
 
@@ -72,13 +73,48 @@ def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
             break
     else:
         return None
-    manager = _manager(handle)
+    return _classes_guard(_manager(handle))
+
+
+def _classes_guard(manager: Any) -> Hashable:
+    """:func:`dra_guard`'s value once the pod is known to request a DRA extended resource name:
+    the DeviceClasses' version in ``manager`` (None without one)."""
     if manager is None:
         return None
     if manager.incremental:
         return manager.class_version
     classes = manager.client.list_objects("DeviceClass")
     return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
+
+
+class DeviceClassesGuard:
+    """The guard source (``framework.columns.GuardedColumnPlugin.column_guard_source``) of
+    :func:`dra_guard` for pods that request a DRA extended resource name: its value read from the
+    handle's DRA manager without testing the names again. Equal for one handle (identity), so
+    NodeResourcesFit's and BalancedAllocation's guards, which both read it, are asked once a
+    cycle by the compiled cycle (issues 27, 29: three of the five guards of a DRA-backed
+    extended-resource pod were this value, each computed from the pod's requests every cycle)."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DeviceClassesGuard and other.handle is self.handle
+
+    def __hash__(self) -> int:
+        return hash((DeviceClassesGuard, id(self.handle)))
+
+    def __call__(self) -> Hashable:
+        return _classes_guard(_manager(self.handle))
+
+
+def dra_guard_source(handle: Any, scalar_names: Iterable[str]) -> DeviceClassesGuard | None:
+    """The guard source of :func:`dra_guard` for a pod with these request names: None when the
+    guard is fixed (:func:`dra_guard_fixed`), else the handle's :class:`DeviceClassesGuard`, whose
+    value is the guard's for every pod with these names at any moment."""
+    return None if dra_guard_fixed(scalar_names) else DeviceClassesGuard(handle)
 
 
 def dra_guard_fixed(scalar_names: Iterable[str]) -> bool:

@@ -107,7 +107,7 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from ..helper.typed import as_typed
-from .manager import DRAManager, manager_for
+from .manager import DeviceClassesGuard, DRAManager, manager_for, manager_of_handle
 from . import nodeallocatable as na
 from .resourceclaim import (ClaimLookupError, bind_to, claim_name, claim_name_from_pod_group, is_for_pod,
                             is_for_pod_group)
@@ -546,17 +546,16 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
     def column_guard_source(self, pod: Pod) -> Any:
         """:meth:`column_guard`'s source for a pod requesting DRA extended resource names
         (``framework.columns.GuardedColumnPlugin``): NodeResourcesFit's and BalancedAllocation's
-        (``dra_extended.DeviceClassesGuard`` of the framework handle, so the compiled cycle reads
+        (``manager.DeviceClassesGuard`` of the framework handle, so the compiled cycle reads
         the DeviceClasses' version once a cycle for the three) when the handle's DRA manager is
         this plugin's: both guards then read one manager's version (or, not incremental, hash
         its client's classes alike). Else this plugin's own source. The framework's client is
         set once at its construction, so what is checked here holds for the memo entry's life."""
         if self.column_guard_fixed(pod):
             return None
-        from ..noderesources import dra_extended  # (it imports this package's manager)
         handle = self._handle
-        if handle is not None and self._client is not None and dra_extended._manager(handle) is self.manager:
-            return dra_extended.DeviceClassesGuard(handle)
+        if handle is not None and self._client is not None and manager_of_handle(handle) is self.manager:
+            return DeviceClassesGuard(handle)
         return _OwnClassesGuard(self)
 
     def filter_records_node_state(self, state: CycleState) -> bool:

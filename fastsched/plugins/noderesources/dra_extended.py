@@ -19,7 +19,7 @@ from ...api.resource import DeviceClass
 from ...dra.extended_resources import DEVICE_CLASS_PREFIX, is_dra_extended_resource_name
 from ...features import DRA_LIST_TYPE_ATTRIBUTES, feature_gates_of
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..dynamicresources.manager import manager_for
+from ..dynamicresources.manager import DeviceClassesGuard, classes_guard as _classes_guard, manager_for, manager_of_handle
 from ..helper.typed import as_typed
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,13 +30,9 @@ __all__ = ["DRAScoreState", "UpstreamPanic", "clear_delegated", "delegable_resou
            "is_schedulable_after_device_class_event"]
 
 
-def _manager(handle: Any) -> Any:
-    """The DRA manager of the handle's client; None (upstream's nil draManager: nothing is
-    delegated) without a client or with one that lists no objects (a plugin test's fake)."""
-    client = getattr(handle, "client", None) if handle is not None else None
-    if client is None or not callable(getattr(client, "list_objects", None)):
-        return None
-    return manager_for(client)
+#: the DRA manager of the handle's client; None (upstream's nil draManager: nothing is delegated)
+#: without a client or with one that lists no objects (a plugin test's fake)
+_manager = manager_of_handle
 
 
 def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]]) -> frozenset[str]:
@@ -74,40 +70,6 @@ def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
     else:
         return None
     return _classes_guard(_manager(handle))
-
-
-def _classes_guard(manager: Any) -> Hashable:
-    """:func:`dra_guard`'s value once the pod is known to request a DRA extended resource name:
-    the DeviceClasses' version in ``manager`` (None without one)."""
-    if manager is None:
-        return None
-    if manager.incremental:
-        return manager.class_version
-    classes = manager.client.list_objects("DeviceClass")
-    return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
-
-
-class DeviceClassesGuard:
-    """The guard source (``framework.columns.GuardedColumnPlugin.column_guard_source``) of
-    :func:`dra_guard` for pods that request a DRA extended resource name: its value read from the
-    handle's DRA manager without testing the names again. Equal for one handle (identity), so
-    NodeResourcesFit's and BalancedAllocation's guards, which both read it, are asked once a
-    cycle by the compiled cycle (issues 27, 29: three of the five guards of a DRA-backed
-    extended-resource pod were this value, each computed from the pod's requests every cycle)."""
-
-    __slots__ = ("handle",)
-
-    def __init__(self, handle: Any) -> None:
-        self.handle = handle
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is DeviceClassesGuard and other.handle is self.handle
-
-    def __hash__(self) -> int:
-        return hash((DeviceClassesGuard, id(self.handle)))
-
-    def __call__(self) -> Hashable:
-        return _classes_guard(_manager(self.handle))
 
 
 def dra_guard_source(handle: Any, scalar_names: Iterable[str]) -> DeviceClassesGuard | None:

@@ -371,6 +371,24 @@ def test_the_device_classes_source_is_read_once_a_cycle_and_keys_the_plan(monkey
         source_calls.append(1)
         return real_call(self)
     monkeypatch.setattr(dra_extended.DeviceClassesGuard, "__call__", counted_call)
+    # the key each lookup used (the last key's, when _plan_of returned the last lookup's plan)
+    # beside every guard's value at that moment
+    used: list = []
+    checks: list = []
+    look_up, plan_of = cc._look_up, cc._plan_of
+
+    def recording_look_up(pod, spec, key, table, snapshot, guard_entry=None):
+        used.append(key)
+        return look_up(pod, spec, key, table, snapshot, guard_entry)
+
+    def recording_plan_of(pod, table, snapshot):
+        before, n_used = cc._last_lookup, len(used)
+        plan = plan_of(pod, table, snapshot)
+        if len(used) == n_used:
+            used.append(before[0] if before is not None and plan is before[1] else None)
+        checks.append((pod.name, used[-1], tuple(g(pod, table) for g in real_guards)))
+        return plan
+    cc._look_up, cc._plan_of = recording_look_up, recording_plan_of
     n = 4
     s.add_pods(_gpu_pods([f"p{i}" for i in range(n)]))
     results = s.run()
@@ -390,6 +408,11 @@ def test_the_device_classes_source_is_read_once_a_cycle_and_keys_the_plan(monkey
     s.add_pods(_gpu_pods(["q0"]))
     (late,) = [r for r in s.run() if r.pod.name == "q0"]
     assert late.status != "Scheduled" and not late.node_name
+    # every key a cycle used holds the guards' values of that moment (the deleted class moved the
+    # version: q0's cycle must not take the last key's plan)
+    assert any(name == "q0" and key is not None for name, key, _ in checks)
+    for name, key, real in checks:
+        assert key is None or key[_GUARDS_AT:] == real, (name, key, real)
 
 
 from fastsched.plugins.noderesources import dra_extended  # noqa: E402

@@ -378,7 +378,8 @@ class CompiledCycle:
         self._guard_sources = [getattr(p, "column_guard_source", None) for p in guarded]
         #: spec-object ids -> (the spec, the guards' values with the fixed ones filled in, the
         #: positions of the guards to ask each cycle, the sources read each cycle instead of
-        #: their guards: ((source, the positions it answers), ...)): the guard memo (the contracts
+        #: their guards: ((source, the positions it answers), ...), None until the spec is met
+        #: again): the guard memo (the contracts
         #: of ``column_guard_fixed`` and ``column_guard_source``:
         #: framework.columns.GuardedColumnPlugin). The entry holds the spec, so the ids in its key
         #: stay its objects' while it lives.
@@ -572,30 +573,41 @@ class CompiledCycle:
 
     def _memo_guards(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> tuple:
         """The guard memo's entry for ``spec`` (see ``_guard_memo``): every guard asked once, the
-        values of those whose ``column_guard_fixed`` answers True for the pod kept; of the others,
-        those with a ``column_guard_source`` for the pod grouped by equal sources (one call a
-        cycle answers every guard of a group: the three guards reading the DeviceClasses'
-        version of a DRA extended-resource pod, issues 27, 29), the rest listed to be asked each
-        cycle. A source whose value is not its guard's now is not used (the guard is asked).
-        Bounded: cleared when full (a spec met again is asked again)."""
+        values of those whose ``column_guard_fixed`` answers True for the pod kept, the others'
+        positions listed to be asked each cycle; no sources yet (None: :meth:`_source_guards`
+        groups them when the spec is met again, so that pods of specs met once, one manifest
+        each, pay nothing for it). Bounded: cleared when full (a spec met again is asked
+        again)."""
         memo = self._guard_memo
         if len(memo) >= FORM_MEMO_SIZE:
             memo.clear()
         values = []
         asked = []
+        for i, (guard, fixed) in enumerate(zip(self._guards, self._guards_fixed)):
+            values.append(guard(pod, table))
+            if fixed is None or not fixed(pod):
+                asked.append(i)
+        entry = memo[ids] = (spec, tuple(values), tuple(asked), None)
+        return entry
+
+    def _source_guards(self, pod: "Pod", ids: tuple, entry: tuple, table: Any) -> tuple:
+        """The guard memo's entry for a spec met again, its asked guards with a
+        ``column_guard_source`` for the pod grouped by equal sources: one call a cycle answers
+        every guard of a group (the three guards reading the DeviceClasses' version of a DRA
+        extended-resource pod, issues 27, 29); the rest still asked each cycle. A source whose
+        value is not its guard's now is not used (the guard stays asked)."""
+        asked = []
         sourced: dict[Any, list[int]] = {}
-        for i, (guard, fixed, source_of) in enumerate(zip(self._guards, self._guards_fixed, self._guard_sources)):
-            value = guard(pod, table)
-            values.append(value)
-            if fixed is not None and fixed(pod):
-                continue
+        guards, sources_of = self._guards, self._guard_sources
+        for i in entry[2]:
+            source_of = sources_of[i]
             source = source_of(pod) if source_of is not None else None
-            if source is not None and source() == value:
+            if source is not None and source() == guards[i](pod, table):
                 sourced.setdefault(source, []).append(i)
             else:
                 asked.append(i)
-        entry = memo[ids] = (spec, tuple(values), tuple(asked),
-                             tuple((source, tuple(positions)) for source, positions in sourced.items()))
+        entry = self._guard_memo[ids] = (entry[0], entry[1], tuple(asked),
+                                         tuple((source, tuple(positions)) for source, positions in sourced.items()))
         return entry
 
     def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any,
@@ -831,7 +843,7 @@ class CompiledCycle:
             last_spec = last[2]
             if key0[_NODE_VERSION_AT] == node_version:
                 asked = [(guards[i], key0[_GUARDS_AT + i]) for i in entry[2]] if entry is not None else []
-                sourced = entry[3] if entry is not None else ()
+                sourced = entry[3] if entry is not None and entry[3] else ()
                 for pod in pods[:m_derived]:
                     if not _same_objects(_spec_of(pod), last_spec):
                         break
@@ -1042,6 +1054,9 @@ class CompiledCycle:
             entry = last[3]
             same = key[_NODE_VERSION_AT] == table.node_version
             if same and guards:
+                if entry is not None and entry[3] is None and entry[2]:  # (met again: sources grouped once)
+                    entry = self._source_guards(pod, key[:_NODE_VERSION_AT], entry, table)
+                    self._last_lookup = (key, last[1], last[2], entry)
                 if entry is None:
                     same = False  # (no memo entry to tell which guards to ask: the key below)
                 else:
@@ -1051,7 +1066,7 @@ class CompiledCycle:
                         if value is not known and value != known:
                             same = False
                             break
-                    if same:
+                    if same and entry[3]:
                         same = _sources_agree(entry[3], key)
             if same:
                 return last[1]
@@ -1066,6 +1081,8 @@ class CompiledCycle:
                 entry = self._memo_guards(pod, spec, ids, table)
                 values = entry[1]
             elif entry[2] or entry[3]:
+                if entry[3] is None:  # (met again: its sources grouped once)
+                    entry = self._source_guards(pod, ids, entry, table)
                 values = list(entry[1])
                 for i in entry[2]:
                     values[i] = guards[i](pod, table)

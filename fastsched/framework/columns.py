@@ -234,6 +234,16 @@ class GuardedColumnPlugin(Protocol):
     False whenever the guard's value for this pod may read anything else (the table, another API
     object, a feature that can change): a wrong True keeps a stale plan after such a change. The
     answer itself must also depend on the pod's spec fields and the plugin's arguments alone.
-    ``tests/runtime/test_cycle_guards.py`` checks the promise for the stock plugins' guards."""
+    ``tests/runtime/test_cycle_guards.py`` checks the promise for the stock plugins' guards.
+
+    ``column_guard_source(pod)`` (optional, asked once per spec with the memo): None, or a
+    hashable callable ``source`` promising that ``source()`` returns ``column_guard(p, table)``
+    for every table, every state of the cluster and every later cycle, for every pod ``p`` whose
+    spec fields are the same objects as ``pod``'s (whether it answers None depends on those
+    fields and the plugin's arguments alone, as ``column_guard_fixed``'s answer); and that two
+    sources that compare equal return equal values at any moment. The compiled cycle then calls
+    one source of each group of equal sources each cycle instead of those guards (the
+    DeviceClasses' version that NodeResourcesFit, BalancedAllocation and DynamicResources read
+    for a pod requesting DRA extended resources: ``noderesources.dra_extended.DeviceClassesGuard``)."""
 
     def column_guard(self, pod: "Pod", table: "NodeTable") -> Hashable: ...

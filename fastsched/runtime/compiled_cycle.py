@@ -328,6 +328,19 @@ def first_rows(rows: np.ndarray) -> tuple[list[int], np.ndarray]:
     return index.tolist(), index
 
 
+def _sources_agree(sourced: tuple, key: tuple) -> bool:
+    """Whether each guard source of a memo entry (``((source, positions), ...)``, see
+    ``CompiledCycle._guard_memo``) answers, called once, the value ``key`` holds at each of its
+    guards' positions."""
+    for source, positions in sourced:
+        value = source()
+        for i in positions:
+            known = key[_GUARDS_AT + i]
+            if value is not known and value != known:
+                return False
+    return True
+
+
 class CompiledCycle:
     """The fused pass for one :class:`~fastsched.runtime.Framework` (see the module docstring)."""
 
@@ -373,10 +386,15 @@ class CompiledCycle:
             if callable(hook := getattr(p, "filter_records_node_state", None))}
         #: per guard, the plugin's column_guard_fixed (None without one: asked every cycle)
         self._guards_fixed = [getattr(p, "column_guard_fixed", None) for p in guarded]
+        #: per guard, the plugin's column_guard_source (None without one)
+        self._guard_sources = [getattr(p, "column_guard_source", None) for p in guarded]
         #: spec-object ids -> (the spec, the guards' values with the fixed ones filled in, the
-        #: positions of the guards to ask each cycle): the guard memo (the contract of
-        #: ``column_guard_fixed``: framework.columns.GuardedColumnPlugin). The entry holds the spec,
-        #: so the ids in its key stay its objects' while it lives.
+        #: positions of the guards to ask each cycle, the sources read each cycle instead of
+        #: their guards: ((source, the positions it answers), ...), None until the spec is met
+        #: again): the guard memo (the contracts
+        #: of ``column_guard_fixed`` and ``column_guard_source``:
+        #: framework.columns.GuardedColumnPlugin). The entry holds the spec, so the ids in its key
+        #: stay its objects' while it lives.
         self._guard_memo: dict[tuple, tuple] = {}
         # which spec fields each plugin reads (``column_reads``): known for every plugin, a plan can
         # be shared by specs differing only in fields that CYCLE parts alone read (see _shared_key)
@@ -570,8 +588,10 @@ class CompiledCycle:
     def _memo_guards(self, pod: "Pod", spec: tuple, ids: tuple, table: Any) -> tuple:
         """The guard memo's entry for ``spec`` (see ``_guard_memo``): every guard asked once, the
         values of those whose ``column_guard_fixed`` answers True for the pod kept, the others'
-        positions listed to be asked each cycle. Bounded: cleared when full (a spec met again is
-        asked again)."""
+        positions listed to be asked each cycle; no sources yet (None: :meth:`_source_guards`
+        groups them when the spec is met again, so that pods of specs met once, one manifest
+        each, pay nothing for it). Bounded: cleared when full (a spec met again is asked
+        again)."""
         memo = self._guard_memo
         if len(memo) >= FORM_MEMO_SIZE:
             memo.clear()
@@ -581,7 +601,27 @@ class CompiledCycle:
             values.append(guard(pod, table))
             if fixed is None or not fixed(pod):
                 asked.append(i)
-        entry = memo[ids] = (spec, tuple(values), tuple(asked))
+        entry = memo[ids] = (spec, tuple(values), tuple(asked), None)
+        return entry
+
+    def _source_guards(self, pod: "Pod", ids: tuple, entry: tuple, table: Any) -> tuple:
+        """The guard memo's entry for a spec met again, its asked guards with a
+        ``column_guard_source`` for the pod grouped by equal sources: one call a cycle answers
+        every guard of a group (the three guards reading the DeviceClasses' version of a DRA
+        extended-resource pod, issues 27, 29); the rest still asked each cycle. A source whose
+        value is not its guard's now is not used (the guard stays asked)."""
+        asked = []
+        sourced: dict[Any, list[int]] = {}
+        guards, sources_of = self._guards, self._guard_sources
+        for i in entry[2]:
+            source_of = sources_of[i]
+            source = source_of(pod) if source_of is not None else None
+            if source is not None and source() == guards[i](pod, table):
+                sourced.setdefault(source, []).append(i)
+            else:
+                asked.append(i)
+        entry = self._guard_memo[ids] = (entry[0], entry[1], tuple(asked),
+                                         tuple((source, tuple(positions)) for source, positions in sourced.items()))
         return entry
 
     def _look_up(self, pod: "Pod", spec: tuple, key: tuple, table: Any, snapshot: Any,
@@ -817,6 +857,7 @@ class CompiledCycle:
             last_spec = last[2]
             if key0[_NODE_VERSION_AT] == node_version:
                 asked = [(guards[i], key0[_GUARDS_AT + i]) for i in entry[2]] if entry is not None else []
+                sourced = entry[3] if entry is not None and entry[3] else ()
                 for pod in pods[:m_derived]:
                     if not _same_objects(_spec_of(pod), last_spec):
                         break
@@ -825,8 +866,9 @@ class CompiledCycle:
                         if value is not known and value != known:
                             break
                     else:
-                        m += 1
-                        continue
+                        if not sourced or _sources_agree(sourced, key0):
+                            m += 1
+                            continue
                     break
         else:
             for pod in pods[:m_derived]:
@@ -1026,6 +1068,9 @@ class CompiledCycle:
             entry = last[3]
             same = key[_NODE_VERSION_AT] == table.node_version
             if same and guards:
+                if entry is not None and entry[3] is None and entry[2]:  # (met again: sources grouped once)
+                    entry = self._source_guards(pod, key[:_NODE_VERSION_AT], entry, table)
+                    self._last_lookup = (key, last[1], last[2], entry)
                 if entry is None:
                     same = False  # (no memo entry to tell which guards to ask: the key below)
                 else:
@@ -1035,6 +1080,8 @@ class CompiledCycle:
                         if value is not known and value != known:
                             same = False
                             break
+                    if same and entry[3]:
+                        same = _sources_agree(entry[3], key)
             if same:
                 return last[1]
         entry = None
@@ -1047,10 +1094,16 @@ class CompiledCycle:
                     return shortcut
                 entry = self._memo_guards(pod, spec, ids, table)
                 values = entry[1]
-            elif entry[2]:
+            elif entry[2] or entry[3]:
+                if entry[3] is None:  # (met again: its sources grouped once)
+                    entry = self._source_guards(pod, ids, entry, table)
                 values = list(entry[1])
                 for i in entry[2]:
                     values[i] = guards[i](pod, table)
+                for source, positions in entry[3]:
+                    value = source()
+                    for i in positions:
+                        values[i] = value
             else:
                 values = entry[1]
             key = (*ids, table.node_version, *values)

@@ -195,7 +195,8 @@ def test_the_guard_memo_asks_a_fixed_guard_once_per_spec():
         expected = 1 if name in ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "DynamicResources") else n
         assert calls.get(i, 0) == expected, (name, calls)
     # the memo's values are the guards' answers now
-    (spec, values, asked), = cc._guard_memo.values()
+    (spec, values, asked, sourced), = cc._guard_memo.values()
+    assert sourced == ()  # (native requests: the DeviceClasses guards are fixed, no source read)
     pod = keys[-1][0]
     table = s.snapshot.table
     assert values == tuple(g(pod, table) for g in cc._guards)
@@ -276,3 +277,143 @@ def test_pods_of_two_specs_in_turn_get_their_own_plans():
     results = s.run()
     assert [r.node_name for r in results] == ["n0" if i % 2 else "n2" for i in range(8)]
     assert fw.compiled_cycle.fused_cycles == 8
+
+
+# -- guard sources (column_guard_source): the DeviceClasses' version read once a cycle -------------
+
+_DRA_GUARDED = ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "DynamicResources")
+
+
+@pytest.mark.parametrize("config", [V1, {**V1, **_SPREAD_LIST}], ids=["default", "spread-list"])
+def test_guard_sources_answer_their_guards_whatever_the_cluster(config):
+    """The promise of ``column_guard_source`` (framework.columns.GuardedColumnPlugin): a source
+    taken for a pod in the first cluster state answers that plugin's guard for the pod in every
+    later state (DeviceClasses added: the value moves), equal sources answer equal values, and a
+    source is given exactly when the guard is not fixed and reads the DeviceClasses (the three
+    DRA-reading plugins; the stock framework's three sources are one)."""
+    from fastsched import load_config
+    from fastsched.testing import make_pod
+
+    s = Scheduler(load_config(config), seed=0)
+    rng = random.Random(31)
+    combos = [c for r in range(0, 3) for c in itertools.combinations(NAMES, r)]
+    combos += [tuple(rng.sample(NAMES, rng.randint(1, 4))) for _ in range(40)]
+    pods = [make_pod(f"p{i}", labels={"app": "a"}, requests={name: "1" for name in names})
+            for i, names in enumerate(combos)]
+    sources: dict = {}
+    for p in _guarded(s):
+        source_of = getattr(p, "column_guard_source", None)
+        for pod in pods:
+            src = source_of(pod) if source_of is not None else None
+            dra = any(is_dra_extended_resource_name(n) for n in pod.requests)
+            assert (src is not None) == (p.name() in _DRA_GUARDED and dra), (p.name(), pod.requests)
+            if src is not None:
+                sources[(p.name(), pod.name)] = src
+    moved = 0
+    for _ in _cluster_states(s):
+        table = s.snapshot.table
+        for p in _guarded(s):
+            for pod in pods:
+                src = sources.get((p.name(), pod.name))
+                if src is not None:
+                    assert src() == p.column_guard(pod, table), (p.name(), pod.requests)
+        shared = {}
+        for (name, pod_name), src in sources.items():
+            shared.setdefault(src, set()).add(src())
+        assert all(len(values) == 1 for values in shared.values())
+        moved += 1
+    assert moved >= 4 and len(set(sources.values())) == 1 and len(sources) > 60
+
+
+def _dra_cluster(s, nodes=3, devices=2):
+    from fastsched.testing import make_node
+
+    s.add_nodes([make_node(f"n{i}", cpu="8", memory="16Gi") for i in range(nodes)])
+    s.add({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+           "spec": {"extendedResourceName": "example.com/gpu",
+                    "selectors": [{"cel": {"expression": 'device.driver == "d.example.com"'}}]}})
+    for i in range(nodes):
+        s.add({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"n{i}-slice"},
+               "spec": {"driver": "d.example.com", "nodeName": f"n{i}",
+                        "pool": {"name": f"n{i}", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": f"dev-{j}"} for j in range(devices)]}})
+
+
+def _gpu_pods(names):
+    return [{"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default", "name": n},
+             "spec": {"containers": [{"name": "c", "image": "i", "resources": {
+                 "requests": {"cpu": "100m", "example.com/gpu": "1"},
+                 "limits": {"example.com/gpu": "1"}}}]}} for n in names]
+
+
+def test_the_device_classes_source_is_read_once_a_cycle_and_keys_the_plan(monkeypatch):
+    """A DRA extended-resource pod's three DeviceClasses guards are asked once per spec (the
+    memo) and their shared source once a cycle; its keys are those of asking every guard every
+    cycle; and the DeviceClass deleted between pods of one spec changes the plan: the next pod
+    finds no node (no node's allocatable has example.com/gpu), where a plan kept from before
+    would let DynamicResources serve it."""
+    s = Scheduler(seed=0)
+    _dra_cluster(s)
+    (fw,) = s.profiles.values()
+    cc = fw.compiled_cycle
+    names = [p.name() for p in _guarded(s)]
+    calls: dict = {}
+    real_guards = list(cc._guards)
+    for i, g in enumerate(cc._guards):
+        def counted(pod, table, _g=g, _i=i):
+            calls[_i] = calls.get(_i, 0) + 1
+            return _g(pod, table)
+        cc._guards[i] = counted
+    source_calls = []
+    real_call = dra_extended.DeviceClassesGuard.__call__
+
+    def counted_call(self):
+        source_calls.append(1)
+        return real_call(self)
+    monkeypatch.setattr(dra_extended.DeviceClassesGuard, "__call__", counted_call)
+    # the key each lookup used (the last key's, when _plan_of returned the last lookup's plan)
+    # beside every guard's value at that moment
+    used: list = []
+    checks: list = []
+    look_up, plan_of = cc._look_up, cc._plan_of
+
+    def recording_look_up(pod, spec, key, table, snapshot, guard_entry=None):
+        used.append(key)
+        return look_up(pod, spec, key, table, snapshot, guard_entry)
+
+    def recording_plan_of(pod, table, snapshot):
+        before, n_used = cc._last_lookup, len(used)
+        plan = plan_of(pod, table, snapshot)
+        if len(used) == n_used:
+            used.append(before[0] if before is not None and plan is before[1] else None)
+        checks.append((pod.name, used[-1], tuple(g(pod, table) for g in real_guards)))
+        return plan
+    cc._look_up, cc._plan_of = recording_look_up, recording_plan_of
+    n = 4
+    s.add_pods(_gpu_pods([f"p{i}" for i in range(n)]))
+    results = s.run()
+    assert [r.status for r in results] == ["Scheduled"] * n
+    cycles = cc.fused_cycles
+    assert cycles == n and len(cc._guard_memo) == 1
+    (spec, values, asked, sourced), = cc._guard_memo.values()
+    dra_at = tuple(i for i, name in enumerate(names) if name in _DRA_GUARDED)
+    assert len(sourced) == 1 and tuple(sorted(sourced[0][1])) == dra_at and not set(asked) & set(dra_at)
+    for i in dra_at:  # the memo's call and the check of its source when met again, not one a cycle
+        assert calls.get(i, 0) == 2, (names[i], calls)
+    assert len(source_calls) >= n - 1  # (the first pod's memo entry reads it once more, to check it)
+    key, _, spec_held, _ = cc._last_lookup  # the last pod's key: every guard's value now
+    pod = results[-1].pod
+    assert key[_GUARDS_AT:] == tuple(g(pod, s.snapshot.table) for g in real_guards)
+    s.delete_object("DeviceClass", "gpu")
+    s.add_pods(_gpu_pods(["q0"]))
+    (late,) = [r for r in s.run() if r.pod.name == "q0"]
+    assert late.status != "Scheduled" and not late.node_name
+    # every key a cycle used holds the guards' values of that moment (the deleted class moved the
+    # version: q0's cycle must not take the last key's plan)
+    assert any(name == "q0" and key is not None for name, key, _ in checks)
+    for name, key, real in checks:
+        assert key is None or key[_GUARDS_AT:] == real, (name, key, real)
+
+
+from fastsched.plugins.noderesources import dra_extended  # noqa: E402
+from fastsched.runtime.compiled_cycle import _GUARDS_AT  # noqa: E402

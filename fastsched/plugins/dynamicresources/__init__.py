@@ -107,7 +107,7 @@ from ...framework.vectorized import (FilterVerdicts, VectorizedFilterPlugin, Vec
 from ..helper.normalize_score import default_normalize_score
 from ..helper.args import validated_args
 from ..helper.typed import as_typed
-from .manager import DRAManager, manager_for
+from .manager import DeviceClassesGuard, DRAManager, manager_for, manager_of_handle
 from . import nodeallocatable as na
 from .resourceclaim import (ClaimLookupError, bind_to, claim_name, claim_name_from_pod_group, is_for_pod,
                             is_for_pod_group)
@@ -343,6 +343,29 @@ class _StateData:
         return self  # upstream shares the pointer across clones
 
 
+class _OwnClassesGuard:
+    """DynamicResources' guard source when the handle's DRA manager is not its own (see
+    ``DynamicResources.column_guard_source``): the DeviceClasses' version its guard reads."""
+
+    __slots__ = ("plugin",)
+
+    def __init__(self, plugin: "DynamicResources") -> None:
+        self.plugin = plugin
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _OwnClassesGuard and other.plugin is self.plugin
+
+    def __hash__(self) -> int:
+        return hash((_OwnClassesGuard, id(self.plugin)))
+
+    def __call__(self) -> Any:
+        manager = self.plugin.manager
+        if manager.incremental:
+            return manager.class_version
+        classes = manager.client.list_objects("DeviceClass") if manager.client is not None else ()
+        return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
+
+
 class _PodGroupStateData:
     """Upstream ``podGroupStateData``: kept in the group's CycleState by PreFilter during a pod
     group cycle (GenericWorkload; DRAWorkloadResourceClaims is not needed for it)."""
@@ -519,6 +542,21 @@ class DynamicResources(PreEnqueuePlugin, PreFilterPlugin, VectorizedFilterPlugin
         extended resource name (``framework.columns.GuardedColumnPlugin``'s contract)."""
         requests = pod.requests
         return _CPU_MEMORY.issuperset(requests) or not any(is_dra_extended_resource_name(n) for n in requests)
+
+    def column_guard_source(self, pod: Pod) -> Any:
+        """:meth:`column_guard`'s source for a pod requesting DRA extended resource names
+        (``framework.columns.GuardedColumnPlugin``): NodeResourcesFit's and BalancedAllocation's
+        (``manager.DeviceClassesGuard`` of the framework handle, so the compiled cycle reads
+        the DeviceClasses' version once a cycle for the three) when the handle's DRA manager is
+        this plugin's: both guards then read one manager's version (or, not incremental, hash
+        its client's classes alike). Else this plugin's own source. The framework's client is
+        set once at its construction, so what is checked here holds for the memo entry's life."""
+        if self.column_guard_fixed(pod):
+            return None
+        handle = self._handle
+        if handle is not None and self._client is not None and manager_of_handle(handle) is self.manager:
+            return DeviceClassesGuard(handle)
+        return _OwnClassesGuard(self)
 
     def filter_records_node_state(self, state: CycleState) -> bool:
         """Whether this cycle's Filter may record claims unavailable on a node (PostFilter

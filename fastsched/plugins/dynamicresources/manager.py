@@ -12,7 +12,7 @@ client) it recomputes from the objects on each use.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable, Container, Iterable, Mapping, Sequence
+from typing import Any, Callable, Container, Hashable, Iterable, Mapping, Sequence
 
 from ...api.resource import DeviceClass, DeviceTaintRule, ResourceClaim, ResourceSlice
 from ...dra.allocator import AllocatedState, DeviceID, NodeShapes
@@ -43,6 +43,49 @@ def manager_for(client: Any) -> "DRAManager":
         except (AttributeError, TypeError):
             return manager
     return manager
+
+
+def manager_of_handle(handle: Any) -> "DRAManager | None":
+    """The DRA manager of a framework handle's client; None (upstream's nil draManager) without a
+    client or with one that lists no objects (a plugin test's fake)."""
+    client = getattr(handle, "client", None) if handle is not None else None
+    if client is None or not callable(getattr(client, "list_objects", None)):
+        return None
+    return manager_for(client)
+
+
+def classes_guard(manager: Any) -> Hashable:
+    """``noderesources.dra_extended.dra_guard``'s value once the pod is known to request a DRA
+    extended resource name: the DeviceClasses' version in ``manager`` (None without one)."""
+    if manager is None:
+        return None
+    if manager.incremental:
+        return manager.class_version
+    classes = manager.client.list_objects("DeviceClass")
+    return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
+
+
+class DeviceClassesGuard:
+    """The guard source (``framework.columns.GuardedColumnPlugin.column_guard_source``) of
+    ``noderesources.dra_extended.dra_guard`` for pods that request a DRA extended resource name:
+    its value read from the handle's DRA manager without testing the names again. Equal for one
+    handle (identity), so NodeResourcesFit's, BalancedAllocation's (and DynamicResources', when
+    the handle's manager is its own) guards are asked once a cycle by the compiled cycle (issues 27, 29: three of the five guards of a DRA-backed
+    extended-resource pod were this value, each computed from the pod's requests every cycle)."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is DeviceClassesGuard and other.handle is self.handle
+
+    def __hash__(self) -> int:
+        return hash((DeviceClassesGuard, id(self.handle)))
+
+    def __call__(self) -> Hashable:
+        return classes_guard(manager_of_handle(self.handle))
 
 
 def _claim_held(claim: ResourceClaim | None) -> tuple[list[DeviceID], list[tuple[DeviceID, Any]]]:

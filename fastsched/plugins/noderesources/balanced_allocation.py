@@ -105,6 +105,12 @@ class BalancedAllocation(PreScorePlugin, VectorizedScorePlugin):
         extended resource name (``framework.columns.GuardedColumnPlugin``'s contract)."""
         return dra_extended.dra_guard_fixed(pod.requests)
 
+    def column_guard_source(self, pod: "Pod") -> Any:
+        """:meth:`column_guard`'s source for pods requesting DRA extended resource names, shared
+        with the other plugins reading the handle's DeviceClasses (``dra_extended.DeviceClassesGuard``,
+        ``framework.columns.GuardedColumnPlugin``)."""
+        return dra_extended.dra_guard_source(self.handle, pod.requests)
+
     def column_score_params(self, state: CycleState, pod: "Pod", table: NodeTable) -> ResourceScoreParams:
         """The balanced-allocation scorer for the kernel, with the PreScore requests in ``state``."""
         pod_requests = self._pod_requests(state, pod)

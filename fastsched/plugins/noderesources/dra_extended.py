@@ -19,23 +19,20 @@ from ...api.resource import DeviceClass
 from ...dra.extended_resources import DEVICE_CLASS_PREFIX, is_dra_extended_resource_name
 from ...features import DRA_LIST_TYPE_ATTRIBUTES, feature_gates_of
 from ...framework.interface import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from ..dynamicresources.manager import manager_for
+from ..dynamicresources.manager import DeviceClassesGuard, classes_guard as _classes_guard, manager_for, manager_of_handle
 from ..helper.typed import as_typed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.protocols import NodeTable
 
 __all__ = ["DRAScoreState", "UpstreamPanic", "clear_delegated", "delegable_resources", "device_class_event", "dra_guard",
+           "dra_guard_source",
            "is_schedulable_after_device_class_event"]
 
 
-def _manager(handle: Any) -> Any:
-    """The DRA manager of the handle's client; None (upstream's nil draManager: nothing is
-    delegated) without a client or with one that lists no objects (a plugin test's fake)."""
-    client = getattr(handle, "client", None) if handle is not None else None
-    if client is None or not callable(getattr(client, "list_objects", None)):
-        return None
-    return manager_for(client)
+#: the DRA manager of the handle's client; None (upstream's nil draManager: nothing is delegated)
+#: without a client or with one that lists no objects (a plugin test's fake)
+_manager = manager_of_handle
 
 
 def delegable_resources(handle: Any, scalar_requests: Iterable[tuple[str, int]]) -> frozenset[str]:
@@ -72,13 +69,14 @@ def dra_guard(handle: Any, scalar_names: Iterable[str]) -> Hashable:
             break
     else:
         return None
-    manager = _manager(handle)
-    if manager is None:
-        return None
-    if manager.incremental:
-        return manager.class_version
-    classes = manager.client.list_objects("DeviceClass")
-    return hash(tuple((c.name, c.extended_resource_name, c.creation_timestamp) for c in classes))
+    return _classes_guard(_manager(handle))
+
+
+def dra_guard_source(handle: Any, scalar_names: Iterable[str]) -> DeviceClassesGuard | None:
+    """The guard source of :func:`dra_guard` for a pod with these request names: None when the
+    guard is fixed (:func:`dra_guard_fixed`), else the handle's :class:`DeviceClassesGuard`, whose
+    value is the guard's for every pod with these names at any moment."""
+    return None if dra_guard_fixed(scalar_names) else DeviceClassesGuard(handle)
 
 
 def dra_guard_fixed(scalar_names: Iterable[str]) -> bool:

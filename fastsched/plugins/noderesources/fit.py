@@ -329,6 +329,12 @@ class Fit(PreFilterPlugin, VectorizedFilterPlugin, PreScorePlugin, VectorizedSco
         extended resource name (``framework.columns.GuardedColumnPlugin``'s contract)."""
         return dra_extended.dra_guard_fixed(pod.requests)
 
+    def column_guard_source(self, pod: "Pod") -> Any:
+        """:meth:`column_guard`'s source for pods requesting DRA extended resource names, shared
+        with the other plugins reading the handle's DeviceClasses (``dra_extended.DeviceClassesGuard``,
+        ``framework.columns.GuardedColumnPlugin``)."""
+        return dra_extended.dra_guard_source(self.handle, pod.requests)
+
     def _delegable(self, pod_request: PreFilterState) -> frozenset[str]:
         if not pod_request.scalar_resources:
             return frozenset()
